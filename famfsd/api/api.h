@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The API's request/response model. The HTTP server (server.c) parses the
+ * URL and body, takes the state lock (and for a mutating call opens a
+ * transaction), calls one resource handler, and turns the response into
+ * HTTP. A handler fills @resp with api_ok() or api_error(); a status >= 400
+ * rolls the transaction back.
+ */
+#ifndef FAMFSD_API_H
+#define FAMFSD_API_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#define API_MAX_SEGS 64
+
+struct api_req {
+	const char *method;
+	const char *url;                 /* path, no query */
+	char *seg[API_MAX_SEGS];         /* "/v1/devices/x" -> v1 devices x */
+	int nseg;
+	char *rest;                      /* path after seg[3]: files' path */
+	void *conn;                      /* struct MHD_Connection */
+	json_object *body;               /* NULL when the body was empty */
+	const char *who;
+	const char *route;               /* metrics label, set by handlers */
+};
+
+struct api_resp {
+	int status;
+	json_object *json;               /* owned */
+	char *text;                      /* owned, for text responses */
+	const char *ctype;
+	char code[48];                   /* error code, for the audit log */
+};
+
+int api_ok(struct api_resp *r, int status, json_object *o);
+int api_error(struct api_resp *r, int status, const char *code,
+	      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+const char *api_query(struct api_req *q, const char *key);
+bool api_is(struct api_req *q, const char *method);
+int api_method_not_allowed(struct api_req *q, struct api_resp *r);
+int api_not_found(struct api_req *q, struct api_resp *r);
+
+/* Body validation: the object may only hold these fields, of these types. */
+enum api_ftype { F_STRING, F_INT, F_BOOL, F_SIZE, F_ARRAY, F_OBJECT };
+struct api_field {
+	const char *name;
+	enum api_ftype type;
+	bool required;
+};
+#define API_FIELDS_END { NULL, 0, false }
+
+/* 0, or -1 with a 400 in @r: unknown field, wrong type, missing field. */
+int api_check_fields(json_object *o, const struct api_field *f,
+		     const char *where, struct api_resp *r);
+/* The request body as an object ({} when empty), checked against @f. */
+json_object *api_body(struct api_req *q, const struct api_field *f,
+		      struct api_resp *r);
+
+const char *api_str(json_object *o, const char *key);   /* NULL if absent */
+bool api_has(json_object *o, const char *key);
+int64_t api_int(json_object *o, const char *key, int64_t dflt);
+bool api_bool(json_object *o, const char *key, bool dflt);
+/* An integer or a size string ("2MiB"); -1 with a 400 on a bad value. */
+int api_size(json_object *o, const char *key, uint64_t dflt, uint64_t *out,
+	     struct api_resp *r);
+/* [A-Za-z0-9][A-Za-z0-9._-]{0,62}; -1 with a 400 otherwise. */
+int api_check_name(const char *what, const char *name, struct api_resp *r);
+
+/* JSON building shortcuts. */
+void jset_str(json_object *o, const char *k, const char *v);
+void jset_int(json_object *o, const char *k, int64_t v);
+void jset_bool(json_object *o, const char *k, bool v);
+void jset_time(json_object *o, const char *k, int64_t t);  /* 0: null */
+json_object *jitems(json_object *array);  /* {"items": array} */
+
+/* Resources, one file each. */
+int api_host(struct api_req *q, struct api_resp *r);
+int api_healthz(struct api_req *q, struct api_resp *r);
+int api_metrics(struct api_req *q, struct api_resp *r);
+int api_devices(struct api_req *q, struct api_resp *r);
+int api_sets(struct api_req *q, struct api_resp *r);
+int api_filesystems(struct api_req *q, struct api_resp *r);
+int api_mounts(struct api_req *q, struct api_resp *r);
+int api_files(struct api_req *q, struct api_resp *r);
+int api_jobs(struct api_req *q, struct api_resp *r);
+int api_events(struct api_req *q, struct api_resp *r);
+
+/* Shared lookups (api/common.c). */
+json_object *api_device_json(const char *name);     /* NULL if absent */
+json_object *api_set_json(const char *name);
+json_object *api_fs_json(const char *name, bool with_space);
+json_object *api_mount_json(const char *name);
+/* Policy defaults from the kv table. */
+uint64_t policy_chunk(void);
+uint32_t policy_strips(void);
+uint64_t policy_log_size(void);
+
+#endif

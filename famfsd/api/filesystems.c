@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: Apache-2.0
+/* /v1/filesystems: mkfs (libfamfs famfs_mkfs) on an interleave set, or
+ * adopt one another host made on shared devices.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "famfs.h"
+#include "famfsd.h"
+#include "fsview.h"
+#include "store/store.h"
+
+static void add_space(json_object *o, const char *name)
+{
+	struct famfs_log_status ls;
+	struct famfs_space sp;
+	struct famfs_fs *fs;
+	json_object *s, *l;
+	char err[640];
+
+	fs = fsview_get(name, err, sizeof(err));
+	if (!fs) {
+		jset_str(o, "error", err);
+		return;
+	}
+	famfs_statfs(fs, &sp);
+	famfs_log_status(fs, &ls);
+	s = json_object_new_object();
+	jset_int(s, "total", (int64_t)sp.total_bytes);
+	jset_int(s, "free", (int64_t)sp.free_bytes);
+	jset_int(s, "pending", (int64_t)sp.pending_bytes);
+	jset_int(s, "file_bytes", (int64_t)sp.file_bytes);
+	jset_int(s, "files", (int64_t)sp.nfiles);
+	jset_int(s, "dirs", (int64_t)sp.ndirs);
+	json_object_object_add(o, "space", s);
+	l = json_object_new_object();
+	jset_int(l, "entries", (int64_t)ls.entries);
+	jset_int(l, "used_bytes", (int64_t)ls.used_bytes);
+	jset_int(l, "size_bytes", (int64_t)ls.size_bytes);
+	jset_int(l, "last_seq", (int64_t)ls.last_seq);
+	jset_str(l, "tail", ls.tail_state == FAMFS_TAIL_CLEAN ? "clean" : "torn");
+	json_object_object_add(o, "log", l);
+}
+
+json_object *api_fs_json(const char *name, bool with_space)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT name, set_name, uuid,"
+		" log_size, master, state, created FROM filesystems WHERE name=?");
+	json_object *o = NULL, *m;
+
+	if (!st)
+		return NULL;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		o = json_object_new_object();
+		jset_str(o, "name", (const char *)sqlite3_column_text(st, 0));
+		jset_str(o, "set", (const char *)sqlite3_column_text(st, 1));
+		jset_str(o, "uuid", (const char *)sqlite3_column_text(st, 2));
+		jset_int(o, "log_size", sqlite3_column_int64(st, 3));
+		jset_str(o, "master", (const char *)sqlite3_column_text(st, 4));
+		jset_str(o, "state", (const char *)sqlite3_column_text(st, 5));
+		jset_time(o, "created", sqlite3_column_int64(st, 6));
+	}
+	sqlite3_finalize(st);
+	if (!o)
+		return NULL;
+	m = json_object_new_array();
+	st = store_prep(famfsd.db, "SELECT name FROM mounts WHERE filesystem=?"
+			" ORDER BY name");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		json_object_array_add(m, json_object_new_string(
+			(const char *)sqlite3_column_text(st, 0)));
+	sqlite3_finalize(st);
+	json_object_object_add(o, "mounts", m);
+	if (with_space)
+		add_space(o, name);
+	return o;
+}
+
+static int list(struct api_resp *r)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db,
+		"SELECT name FROM filesystems ORDER BY name");
+	json_object *a = json_object_new_array();
+
+	while (st && sqlite3_step(st) == SQLITE_ROW)
+		json_object_array_add(a, api_fs_json(
+			(const char *)sqlite3_column_text(st, 0), true));
+	sqlite3_finalize(st);
+	return api_ok(r, 200, jitems(a));
+}
+
+static int mkfs_error(struct api_resp *r, int e, const struct famfs_err *fe)
+{
+	const char *msg = fe->msg[0] ? fe->msg : strerror(-e);
+
+	if (e == -EEXIST)
+		return api_error(r, 409, "conflict", "%s (pass \"force\": "
+				 "true to overwrite)", msg);
+	if (e == -EINVAL || e == -ENOSPC || e == -E2BIG || e == -ENAMETOOLONG)
+		return api_error(r, 400, "invalid_value", "%s", msg);
+	if (e == -EBUSY || e == -EAGAIN)
+		return api_error(r, 409, "conflict", "%s", msg);
+	if (e == -ENODEV || e == -EPERM || e == -EACCES)
+		return api_error(r, 422, "device_unusable", "%s", msg);
+	return api_error(r, 500, "internal", "%s", msg);
+}
+
+/* Any mount of this filesystem not fully unmounted? */
+static bool fs_mounted(const char *name)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT 1 FROM mounts WHERE "
+		"filesystem=? AND (desired='mounted' OR state<>'unmounted')");
+	bool m;
+
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	m = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return m;
+}
+
+static int do_mkfs(const char *set, uint64_t log_size, const char *master,
+		   bool force, char uuid[37], struct api_resp *r)
+{
+	struct famfs_mkfs_opts o = { .log_size = log_size,
+		.master_name = master, .force = force };
+	struct famfs_err fe = { 0 };
+	struct famfs_uuid u;
+	char **paths;
+	unsigned n;
+	int e;
+
+	if (set_device_paths(set, &paths, &n))
+		return api_error(r, 400, "invalid_value", "interleave set '%s' "
+				 "has no devices", set);
+	e = famfs_mkfs((const char *const *)paths, n, &o, &u, &fe);
+	fs_paths_free(paths, n);
+	if (e)
+		return mkfs_error(r, e, &fe);
+	famfs_uuid_unparse(&u, uuid);
+	return 0;
+}
+
+/* Read the superblock of a filesystem another host made. */
+static int do_adopt(const char *set, char uuid[37], uint64_t *log_size,
+		    char master[FAMFS_HOSTNAME_LEN + 1], struct api_resp *r)
+{
+	struct famfs_open_opts o = { .flags = FAMFS_OPEN_READ };
+	const struct famfs_superblock *sb;
+	struct famfs_err fe = { 0 };
+	struct famfs_fs *fs;
+	char **paths;
+	unsigned n;
+	int e;
+
+	if (set_device_paths(set, &paths, &n))
+		return api_error(r, 400, "invalid_value", "interleave set '%s' "
+				 "has no devices", set);
+	e = famfs_open((const char *const *)paths, n, &o, &fs, &fe);
+	fs_paths_free(paths, n);
+	if (e)
+		return api_error(r, 422, "device_unusable", "cannot adopt: %s",
+				 fe.msg[0] ? fe.msg : strerror(-e));
+	sb = famfs_fs_sb(fs);
+	famfs_uuid_unparse(&sb->fs_uuid, uuid);
+	*log_size = sb->log_size;
+	snprintf(master, FAMFS_HOSTNAME_LEN + 1, "%.*s", FAMFS_HOSTNAME_LEN,
+		 sb->master_name);
+	famfs_close(fs);
+	return 0;
+}
+
+static int create(struct api_req *q, struct api_resp *r)
+{
+	static const struct api_field f[] = {
+		{ "name", F_STRING, true }, { "set", F_STRING, true },
+		{ "log_size", F_SIZE, false }, { "master", F_STRING, false },
+		{ "force", F_BOOL, false }, { "adopt", F_BOOL, false },
+		API_FIELDS_END,
+	};
+	char uuid[37], master[FAMFS_HOSTNAME_LEN + 1];
+	const char *name, *set;
+	json_object *b, *o;
+	sqlite3_stmt *st;
+	uint64_t log_size;
+	bool adopt;
+
+	if (!(b = api_body(q, f, r)))
+		return -1;
+	name = api_str(b, "name");
+	set = api_str(b, "set");
+	adopt = api_bool(b, "adopt", false);
+	if (api_check_name("filesystem", name, r) ||
+	    api_size(b, "log_size", policy_log_size(), &log_size, r))
+		return -1;
+	if ((o = api_fs_json(name, false))) {
+		json_object_put(o);
+		return api_error(r, 409, "already_exists",
+				 "filesystem '%s' already exists", name);
+	}
+	if (!(o = api_set_json(set)))
+		return api_error(r, 400, "invalid_value",
+				 "no interleave set '%s'", set);
+	if (json_object_object_get_ex(o, "filesystem", NULL) &&
+	    api_str(o, "filesystem")) {
+		api_error(r, 409, "already_exists", "interleave set '%s' already"
+			  " holds filesystem '%s'", set, api_str(o, "filesystem"));
+		json_object_put(o);
+		return -1;
+	}
+	json_object_put(o);
+	if (!adopt && (log_size < FAMFS_LOG_MIN_SIZE ||
+		       log_size % FAMFS_UNIT_SIZE))
+		return api_error(r, 400, "invalid_value", "log_size must be a "
+				 "multiple of 2 MiB of at least 2 MiB");
+	snprintf(master, sizeof(master), "%s", api_str(b, "master") ?
+		 api_str(b, "master") : famfsd.cfg.host_name);
+	if (adopt ? do_adopt(set, uuid, &log_size, master, r) :
+	    do_mkfs(set, log_size, master, api_bool(b, "force", false), uuid, r))
+		return -1;
+	st = store_prep(famfsd.db, "INSERT INTO filesystems(name,set_name,uuid,"
+			"log_size,master,state,created) VALUES(?,?,?,?,?,?,?)");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, set, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, uuid, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, (int64_t)log_size);
+	sqlite3_bind_text(st, 5, master, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, adopt ? "adopted" : "formatted", -1,
+			  SQLITE_STATIC);
+	sqlite3_bind_int64(st, 7, store_now());
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return api_error(r, 500, "internal", "%s",
+				 sqlite3_errmsg(famfsd.db));
+	}
+	sqlite3_finalize(st);
+	fsview_drop(name);
+	return api_ok(r, 201, api_fs_json(name, true));
+}
+
+static int remkfs(struct api_req *q, struct api_resp *r, const char *name)
+{
+	static const struct api_field f[] = {
+		{ "force", F_BOOL, false }, { "log_size", F_SIZE, false },
+		API_FIELDS_END,
+	};
+	json_object *b, *o = api_fs_json(name, false);
+	sqlite3_stmt *st;
+	uint64_t log_size;
+	char uuid[37], set[64];
+
+	if (!o)
+		return api_error(r, 404, "not_found", "no filesystem '%s'", name);
+	snprintf(set, sizeof(set), "%s", api_str(o, "set"));
+	log_size = (uint64_t)api_int(o, "log_size", 0);
+	json_object_put(o);
+	if (!(b = api_body(q, f, r)) ||
+	    api_size(b, "log_size", log_size, &log_size, r))
+		return -1;
+	if (fs_mounted(name))
+		return api_error(r, 409, "mounted", "filesystem '%s' is mounted; "
+				 "delete its mounts first", name);
+	fsview_drop(name);
+	if (do_mkfs(set, log_size, famfsd.cfg.host_name,
+		    api_bool(b, "force", true), uuid, r))
+		return -1;
+	st = store_prep(famfsd.db, "UPDATE filesystems SET uuid=?, log_size=?,"
+			" master=?, state='formatted' WHERE name=?");
+	sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (int64_t)log_size);
+	sqlite3_bind_text(st, 3, famfsd.cfg.host_name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, name, -1, SQLITE_STATIC);
+	sqlite3_step(st);
+	sqlite3_finalize(st);
+	return api_ok(r, 200, api_fs_json(name, true));
+}
+
+static int delete(struct api_resp *r, const char *name)
+{
+	json_object *o = api_fs_json(name, false), *m;
+	sqlite3_stmt *st;
+
+	if (!o)
+		return api_error(r, 404, "not_found", "no filesystem '%s'", name);
+	json_object_object_get_ex(o, "mounts", &m);
+	if (json_object_array_length(m)) {
+		api_error(r, 409, "in_use", "filesystem '%s' has mounts (%s); "
+			  "delete them first", name, json_object_get_string(
+				  json_object_array_get_idx(m, 0)));
+		json_object_put(o);
+		return -1;
+	}
+	json_object_put(o);
+	fsview_drop(name);
+	st = store_prep(famfsd.db, "DELETE FROM filesystems WHERE name=?");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_step(st);
+	sqlite3_finalize(st);
+	return api_ok(r, 204, NULL);
+}
+
+int api_filesystems(struct api_req *q, struct api_resp *r)
+{
+	json_object *o;
+
+	if (q->nseg == 2) {
+		q->route = "/v1/filesystems";
+		if (api_is(q, "GET"))
+			return list(r);
+		if (api_is(q, "POST"))
+			return create(q, r);
+		return api_method_not_allowed(q, r);
+	}
+	if (q->nseg == 4 && !strcmp(q->seg[3], "mkfs")) {
+		q->route = "/v1/filesystems/{name}/mkfs";
+		if (!api_is(q, "POST"))
+			return api_method_not_allowed(q, r);
+		return remkfs(q, r, q->seg[2]);
+	}
+	if (q->nseg != 3)
+		return api_not_found(q, r);
+	q->route = "/v1/filesystems/{name}";
+	if (api_is(q, "DELETE"))
+		return delete(r, q->seg[2]);
+	if (!api_is(q, "GET"))
+		return api_method_not_allowed(q, r);
+	o = api_fs_json(q->seg[2], true);
+	if (!o)
+		return api_error(r, 404, "not_found", "no filesystem '%s'",
+				 q->seg[2]);
+	return api_ok(r, 200, o);
+}

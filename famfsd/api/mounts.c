@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+/* /v1/mounts: desired mounts, supervised by mounts/supervisor.c. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "famfsd.h"
+#include "mounts/backend.h"
+#include "mounts/supervisor.h"
+#include "store/store.h"
+
+#define MOUNT_WAIT_MS 5000
+
+json_object *api_mount_json(const char *name)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT name, filesystem, "
+		"path, role, backend, options, desired, state, pid, restarts, "
+		"last_error, since FROM mounts WHERE name=?");
+	json_object *o = NULL;
+
+	if (!st)
+		return NULL;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		static const char *k[] = { "name", "filesystem", "path", "role",
+			"backend", "options", "desired", "state" };
+
+		o = json_object_new_object();
+		for (int i = 0; i < 8; i++)
+			jset_str(o, k[i], (const char *)sqlite3_column_text(st, i));
+		jset_int(o, "pid", sqlite3_column_int(st, 8));
+		jset_int(o, "restarts", sqlite3_column_int(st, 9));
+		jset_str(o, "last_error",
+			 (const char *)sqlite3_column_text(st, 10));
+		jset_time(o, "since", sqlite3_column_int64(st, 11));
+	}
+	sqlite3_finalize(st);
+	return o;
+}
+
+static int list(struct api_resp *r)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db,
+		"SELECT name FROM mounts ORDER BY name");
+	json_object *a = json_object_new_array();
+
+	while (st && sqlite3_step(st) == SQLITE_ROW)
+		json_object_array_add(a, api_mount_json(
+			(const char *)sqlite3_column_text(st, 0)));
+	sqlite3_finalize(st);
+	return api_ok(r, 200, jitems(a));
+}
+
+static int create(struct api_req *q, struct api_resp *r)
+{
+	static const struct api_field f[] = {
+		{ "name", F_STRING, true }, { "filesystem", F_STRING, true },
+		{ "path", F_STRING, true }, { "role", F_STRING, true },
+		{ "backend", F_STRING, false }, { "options", F_STRING, false },
+		API_FIELDS_END,
+	};
+	const char *name, *fs, *path, *role, *backend, *opts;
+	char err[1024], dflt_opts[512];
+	json_object *b, *o;
+	sqlite3_stmt *st;
+	int e;
+
+	if (!(b = api_body(q, f, r)))
+		return -1;
+	name = api_str(b, "name");
+	fs = api_str(b, "filesystem");
+	path = api_str(b, "path");
+	role = api_str(b, "role");
+	backend = api_str(b, "backend") ? api_str(b, "backend") : "fuse";
+	store_kv_get(famfsd.db, "policy.mount_options", dflt_opts,
+		     sizeof(dflt_opts));
+	opts = api_str(b, "options") ? api_str(b, "options") : dflt_opts;
+	if (api_check_name("mount", name, r))
+		return -1;
+	if (strcmp(role, "master") && strcmp(role, "client"))
+		return api_error(r, 400, "invalid_value", "role '%s': must be "
+				 "'master' or 'client'", role);
+	if (path[0] != '/' || strlen(path) > 1024)
+		return api_error(r, 400, "invalid_value", "path '%s' must be "
+				 "absolute", path);
+	if (!mount_backend_find(backend))
+		return api_error(r, 400, "invalid_value", "backend '%s' is not "
+				 "available (have: fuse)", backend);
+	if ((o = api_mount_json(name))) {
+		json_object_put(o);
+		return api_error(r, 409, "already_exists", "mount '%s' already "
+				 "exists", name);
+	}
+	if (!(o = api_fs_json(fs, false)))
+		return api_error(r, 400, "invalid_value", "no filesystem '%s'",
+				 fs);
+	json_object_put(o);
+	st = store_prep(famfsd.db, "SELECT name FROM mounts WHERE path=? OR "
+			"(filesystem=? AND role='master' AND ?='master')");
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, fs, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, role, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		api_error(r, 409, "conflict", "mount '%s' already has that path "
+			  "or is the master mount of '%s'",
+			  (const char *)sqlite3_column_text(st, 0), fs);
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	st = store_prep(famfsd.db, "INSERT INTO mounts(name,filesystem,path,"
+			"role,backend,options,desired,state,since,created) "
+			"VALUES(?,?,?,?,?,?,'mounted','starting',?,?)");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, fs, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, role, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, backend, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, opts, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 7, store_now());
+	sqlite3_bind_int64(st, 8, store_now());
+	e = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+	sqlite3_finalize(st);
+	if (e)
+		return api_error(r, 500, "internal", "%s",
+				 sqlite3_errmsg(famfsd.db));
+	e = mounts_start(name, MOUNT_WAIT_MS, err, sizeof(err));
+	if (e)
+		return api_error(r, e == -ECHILD ? 422 : e == -EBUSY ? 409 : 500,
+				 e == -ECHILD ? "mount_failed" : e == -EBUSY ?
+				 "conflict" : "internal", "%s", err);
+	return api_ok(r, 201, api_mount_json(name));
+}
+
+static int delete(struct api_resp *r, const char *name)
+{
+	json_object *o = api_mount_json(name);
+	sqlite3_stmt *st;
+	char err[512];
+
+	if (!o)
+		return api_error(r, 404, "not_found", "no mount '%s'", name);
+	json_object_put(o);
+	if (mounts_stop(name, err, sizeof(err)))
+		return api_error(r, 409, "conflict", "%s", err);
+	st = store_prep(famfsd.db, "DELETE FROM mounts WHERE name=?");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_step(st);
+	sqlite3_finalize(st);
+	return api_ok(r, 204, NULL);
+}
+
+int api_mounts(struct api_req *q, struct api_resp *r)
+{
+	json_object *o;
+
+	if (q->nseg == 2) {
+		q->route = "/v1/mounts";
+		if (api_is(q, "GET"))
+			return list(r);
+		if (api_is(q, "POST"))
+			return create(q, r);
+		return api_method_not_allowed(q, r);
+	}
+	if (q->nseg != 3)
+		return api_not_found(q, r);
+	q->route = "/v1/mounts/{name}";
+	if (api_is(q, "DELETE"))
+		return delete(r, q->seg[2]);
+	if (!api_is(q, "GET"))
+		return api_method_not_allowed(q, r);
+	o = api_mount_json(q->seg[2]);
+	if (!o)
+		return api_error(r, 404, "not_found", "no mount '%s'", q->seg[2]);
+	return api_ok(r, 200, o);
+}

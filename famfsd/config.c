@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The config file is one YAML mapping; "tcp" is a nested mapping. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <yaml.h>
+
+#include "config.h"
+#include "famfs.h"
+
+enum key_type { K_STR, K_BOOL, K_SIZE, K_UINT, K_MODE, K_LEVEL };
+
+struct key_desc {
+	const char *name;
+	enum key_type type;
+	size_t off;
+};
+
+#define K(n, t, f) { n, t, offsetof(struct famfsd_config, f) }
+static const struct key_desc keys[] = {
+	K("socket", K_STR, socket_path),
+	K("socket_group", K_STR, socket_group),
+	K("socket_mode", K_MODE, socket_mode),
+	K("state_dir", K_STR, state_dir),
+	K("plugin_dir", K_STR, plugin_dir),
+	K("host_name", K_STR, host_name),
+	K("fused_path", K_STR, fused_path),
+	K("tcp.listen", K_STR, tcp_listen),
+	K("tcp.tls_cert", K_STR, tls_cert),
+	K("tcp.tls_key", K_STR, tls_key),
+	K("tcp.insecure", K_BOOL, tcp_insecure),
+	K("token_file", K_STR, token_file),
+	K("max_body", K_SIZE, max_body),
+	K("threads", K_UINT, threads),
+	K("log_level", K_LEVEL, log_level),
+};
+#undef K
+
+static int set_key(struct famfsd_config *c, const char *key, const char *v,
+		   char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		void *p = (char *)c + keys[i].off;
+		char *end;
+		unsigned long n;
+		uint64_t sz;
+
+		if (strcmp(keys[i].name, key))
+			continue;
+		switch (keys[i].type) {
+		case K_STR:
+			free(*(char **)p);
+			*(char **)p = *v ? strdup(v) : NULL;
+			return 0;
+		case K_BOOL:
+			if (!strcmp(v, "true") || !strcmp(v, "yes"))
+				*(bool *)p = true;
+			else if (!strcmp(v, "false") || !strcmp(v, "no"))
+				*(bool *)p = false;
+			else
+				break;
+			return 0;
+		case K_SIZE:
+			if (famfs_parse_size(v, &sz))
+				break;
+			*(uint64_t *)p = sz;
+			return 0;
+		case K_UINT:
+		case K_MODE:
+			errno = 0;
+			n = strtoul(v, &end, keys[i].type == K_MODE ? 8 : 10);
+			if (errno || *end || !*v || n > 0xffff)
+				break;
+			*(unsigned *)p = (unsigned)n;
+			return 0;
+		case K_LEVEL: {
+			static const char *lv[] = { "emerg", "alert", "crit",
+				"err", "warning", "notice", "info", "debug" };
+			for (int l = 0; l < 8; l++)
+				if (!strcmp(v, lv[l])) {
+					*(int *)p = l;
+					return 0;
+				}
+			break;
+		}
+		}
+		snprintf(err, errlen, "bad value '%s' for '%s'", v, key);
+		return -EINVAL;
+	}
+	snprintf(err, errlen, "unknown key '%s'", key);
+	return -EINVAL;
+}
+
+static void set_defaults(struct famfsd_config *c)
+{
+	char host[256] = "localhost";
+
+	memset(c, 0, sizeof(*c));
+	gethostname(host, sizeof(host) - 1);
+	c->socket_path = strdup(FAMFSD_DEFAULT_SOCKET);
+	c->socket_group = strdup("famfs");
+	c->socket_mode = 0660;
+	c->state_dir = strdup(FAMFSD_DEFAULT_STATE_DIR);
+#ifdef FAMFSD_PLUGIN_DIR
+	c->plugin_dir = strdup(FAMFSD_PLUGIN_DIR);
+#endif
+	c->host_name = strdup(host);
+	c->fused_path = strdup("famfs-fused");
+	c->max_body = 64 * 1024;
+	c->threads = 4;
+	c->log_level = LOG_INFO;
+}
+
+/* Walk a YAML mapping; nested mappings give "parent.child" keys. */
+static int parse_mapping(yaml_parser_t *p, const char *prefix,
+			 struct famfsd_config *c, const char *path,
+			 char *err, size_t errlen)
+{
+	char key[128];
+	yaml_event_t ev;
+	int r;
+
+	for (;;) {
+		if (!yaml_parser_parse(p, &ev))
+			goto yaml_error;
+		if (ev.type == YAML_MAPPING_END_EVENT) {
+			yaml_event_delete(&ev);
+			return 0;
+		}
+		if (ev.type != YAML_SCALAR_EVENT) {
+			snprintf(err, errlen, "%s:%zu: expected a key", path,
+				 ev.start_mark.line + 1);
+			yaml_event_delete(&ev);
+			return -EINVAL;
+		}
+		snprintf(key, sizeof(key), "%s%s", prefix,
+			 (char *)ev.data.scalar.value);
+		yaml_event_delete(&ev);
+		if (!yaml_parser_parse(p, &ev))
+			goto yaml_error;
+		if (ev.type == YAML_MAPPING_START_EVENT && !*prefix) {
+			char sub[130];
+
+			yaml_event_delete(&ev);
+			snprintf(sub, sizeof(sub), "%s.", key);
+			r = parse_mapping(p, sub, c, path, err, errlen);
+			if (r)
+				return r;
+			continue;
+		}
+		if (ev.type != YAML_SCALAR_EVENT) {
+			snprintf(err, errlen, "%s:%zu: '%s' must be a scalar",
+				 path, ev.start_mark.line + 1, key);
+			yaml_event_delete(&ev);
+			return -EINVAL;
+		}
+		r = set_key(c, key, (char *)ev.data.scalar.value, err, errlen);
+		if (r) {
+			char msg[256];
+
+			snprintf(msg, sizeof(msg), "%s", err);
+			snprintf(err, errlen, "%s:%zu: %s", path,
+				 ev.start_mark.line + 1, msg);
+			yaml_event_delete(&ev);
+			return r;
+		}
+		yaml_event_delete(&ev);
+	}
+yaml_error:
+	snprintf(err, errlen, "%s:%zu: %s", path, p->problem_mark.line + 1,
+		 p->problem ? p->problem : "YAML error");
+	return -EINVAL;
+}
+
+static int parse_file(FILE *f, const char *path, struct famfsd_config *c,
+		      char *err, size_t errlen)
+{
+	yaml_parser_t p;
+	yaml_event_t ev;
+	int r = 0;
+
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_file(&p, f);
+	for (;;) {
+		if (!yaml_parser_parse(&p, &ev)) {
+			snprintf(err, errlen, "%s:%zu: %s", path,
+				 p.problem_mark.line + 1,
+				 p.problem ? p.problem : "YAML error");
+			r = -EINVAL;
+			break;
+		}
+		yaml_event_type_t t = ev.type;
+
+		yaml_event_delete(&ev);
+		if (t == YAML_STREAM_END_EVENT)
+			break;
+		if (t == YAML_MAPPING_START_EVENT) {
+			r = parse_mapping(&p, "", c, path, err, errlen);
+			if (r)
+				break;
+		} else if (t == YAML_SCALAR_EVENT ||
+			   t == YAML_SEQUENCE_START_EVENT) {
+			snprintf(err, errlen, "%s: the top level must be a "
+				 "mapping", path);
+			r = -EINVAL;
+			break;
+		}
+	}
+	yaml_parser_delete(&p);
+	return r;
+}
+
+int config_load(struct famfsd_config *out, const char *path, bool must_exist,
+		const struct config_overrides *ov, char *err, size_t errlen)
+{
+	struct famfsd_config c;
+	FILE *f;
+	int r = 0;
+
+	set_defaults(&c);
+	f = path ? fopen(path, "re") : NULL;
+	if (f) {
+		r = parse_file(f, path, &c, err, errlen);
+		fclose(f);
+	} else if (path && (must_exist || errno != ENOENT)) {
+		snprintf(err, errlen, "cannot read %s: %s", path,
+			 strerror(errno));
+		r = -errno;
+	}
+	for (int i = 0; !r && ov && i < ov->n; i++)
+		r = set_key(&c, ov->key[i], ov->value[i], err, errlen);
+	if (!r && c.tcp_listen && !c.token_file) {
+		snprintf(err, errlen, "tcp.listen needs token_file: the TCP "
+			 "listener only serves requests with a bearer token");
+		r = -EINVAL;
+	}
+	if (!r && c.tcp_listen && !c.tcp_insecure &&
+	    (!c.tls_cert || !c.tls_key)) {
+		snprintf(err, errlen, "tcp.listen needs tcp.tls_cert and "
+			 "tcp.tls_key (or tcp.insecure: true for tests)");
+		r = -EINVAL;
+	}
+	if (!r && (c.threads < 1 || c.threads > 64)) {
+		snprintf(err, errlen, "threads must be 1..64");
+		r = -EINVAL;
+	}
+	if (r) {
+		config_free(&c);
+		return r;
+	}
+	config_free(out);
+	*out = c;
+	return 0;
+}
+
+void config_free(struct famfsd_config *c)
+{
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (keys[i].type == K_STR) {
+			char **p = (char **)((char *)c + keys[i].off);
+
+			free(*p);
+			*p = NULL;
+		}
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* famfsd configuration: defaults, then /etc/famfs/famfsd.yaml, then the
+ * command-line overrides (which also win on every SIGHUP reload).
+ */
+#ifndef FAMFSD_CONFIG_H
+#define FAMFSD_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FAMFSD_DEFAULT_CONFIG "/etc/famfs/famfsd.yaml"
+#define FAMFSD_DEFAULT_SOCKET "/run/famfsd/famfsd.sock"
+#define FAMFSD_DEFAULT_STATE_DIR "/var/lib/famfsd"
+#define FAMFSD_MAX_OVERRIDES 32
+
+struct famfsd_config {
+	char *socket_path;
+	char *socket_group;      /* "famfs"; used only if the group exists */
+	unsigned socket_mode;    /* 0660 */
+	char *state_dir;
+	char *plugin_dir;
+	char *host_name;
+	char *fused_path;        /* the FUSE server binary */
+	char *tcp_listen;        /* "host:port" or NULL: no TCP */
+	char *tls_cert;
+	char *tls_key;
+	char *token_file;
+	bool tcp_insecure;       /* TCP without TLS: for tests only */
+	uint64_t max_body;       /* bytes */
+	unsigned threads;        /* HTTP worker threads */
+	int log_level;           /* syslog priority */
+};
+
+/* "key=value" pairs from the command line, applied after the file. */
+struct config_overrides {
+	const char *key[FAMFSD_MAX_OVERRIDES];
+	const char *value[FAMFSD_MAX_OVERRIDES];
+	int n;
+};
+
+/*
+ * config_load() - fill @c from defaults, the YAML file @path and @ov.
+ * A missing file is fine unless @must_exist. Unknown keys and bad values
+ * are errors (message in @err). On error @c is left unchanged.
+ */
+int config_load(struct famfsd_config *c, const char *path, bool must_exist,
+		const struct config_overrides *ov, char *err, size_t errlen);
+void config_free(struct famfsd_config *c);
+
+#endif

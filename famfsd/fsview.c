@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "famfsd.h"
+#include "fsview.h"
+#include "store/store.h"
+
+#define MAX_VIEWS 64
+
+struct fsview {
+	char name[64];
+	struct famfs_fs *fs;
+};
+
+static struct fsview views[MAX_VIEWS];
+
+static int paths_query(const char *sql, const char *key, char ***paths,
+		       unsigned *n)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db, sql);
+	char **p = NULL;
+	unsigned k = 0;
+
+	if (!st)
+		return -EIO;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		char **np = realloc(p, sizeof(*p) * (k + 1));
+
+		if (!np)
+			break;
+		p = np;
+		p[k++] = strdup((const char *)sqlite3_column_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	*paths = p;
+	*n = k;
+	return k ? 0 : -ENOENT;
+}
+
+int fs_device_paths(const char *fsname, char ***paths, unsigned *n)
+{
+	return paths_query("SELECT d.path FROM filesystems f JOIN set_devices s "
+			   "ON s.set_name=f.set_name JOIN devices d ON "
+			   "d.name=s.device WHERE f.name=? ORDER BY s.idx",
+			   fsname, paths, n);
+}
+
+int set_device_paths(const char *set, char ***paths, unsigned *n)
+{
+	return paths_query("SELECT d.path FROM set_devices s JOIN devices d ON "
+			   "d.name=s.device WHERE s.set_name=? ORDER BY s.idx",
+			   set, paths, n);
+}
+
+void fs_paths_free(char **paths, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+}
+
+struct famfs_fs *fsview_get(const char *fsname, char *err, size_t errlen)
+{
+	struct famfs_open_opts o = { .flags = FAMFS_OPEN_READ };
+	struct famfs_err e = { 0 };
+	struct fsview *free_slot = NULL;
+	char **paths;
+	unsigned n;
+	int r;
+
+	for (int i = 0; i < MAX_VIEWS; i++) {
+		if (views[i].fs && !strcmp(views[i].name, fsname)) {
+			r = famfs_replay(views[i].fs, &e);
+			if (r < 0) {
+				snprintf(err, errlen, "replay: %s", e.msg);
+				return NULL;
+			}
+			return views[i].fs;
+		}
+		if (!views[i].fs && !free_slot)
+			free_slot = &views[i];
+	}
+	if (!free_slot) {
+		snprintf(err, errlen, "too many filesystems open");
+		return NULL;
+	}
+	if (fs_device_paths(fsname, &paths, &n)) {
+		snprintf(err, errlen, "filesystem '%s' has no devices", fsname);
+		return NULL;
+	}
+	o.host_name = famfsd.cfg.host_name;
+	r = famfs_open((const char *const *)paths, n, &o, &free_slot->fs, &e);
+	fs_paths_free(paths, n);
+	if (r) {
+		snprintf(err, errlen, "%s", e.msg[0] ? e.msg : strerror(-r));
+		free_slot->fs = NULL;
+		return NULL;
+	}
+	snprintf(free_slot->name, sizeof(free_slot->name), "%s", fsname);
+	return free_slot->fs;
+}
+
+void fsview_drop(const char *fsname)
+{
+	for (int i = 0; i < MAX_VIEWS; i++)
+		if (views[i].fs && !strcmp(views[i].name, fsname)) {
+			famfs_close(views[i].fs);
+			views[i].fs = NULL;
+		}
+}
+
+void fsview_drop_all(void)
+{
+	for (int i = 0; i < MAX_VIEWS; i++)
+		if (views[i].fs) {
+			famfs_close(views[i].fs);
+			views[i].fs = NULL;
+		}
+}

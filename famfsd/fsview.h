@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Read-only views of filesystems (libfamfs FAMFS_OPEN_READ: no lock, no
+ * slot), cached per filesystem and replayed before each use, for the API's
+ * reads and for /metrics. Everything here needs the state lock.
+ */
+#ifndef FAMFSD_FSVIEW_H
+#define FAMFSD_FSVIEW_H
+
+#include "famfs.h"
+
+/* Device paths of @fsname's set, in set order. Free with fs_paths_free(). */
+int fs_device_paths(const char *fsname, char ***paths, unsigned *n);
+/* The same for a set. */
+int set_device_paths(const char *set, char ***paths, unsigned *n);
+void fs_paths_free(char **paths, unsigned n);
+
+/* A replayed read-only open; owned by the cache. NULL with @err set. */
+struct famfs_fs *fsview_get(const char *fsname, char *err, size_t errlen);
+/* Forget a view (before mkfs, after delete). */
+void fsview_drop(const char *fsname);
+void fsview_drop_all(void);
+
+#endif

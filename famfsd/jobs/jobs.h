@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * famfsd jobs: long-running work with progress, kept in the jobs table
+ * and run each in its own thread. A runner registers a kind once at start
+ * (jobs_register(), before the API is served):
+ *
+ *	static const struct job_kind ingest_kind = {
+ *		.name = "ingest", .validate = ingest_validate,
+ *		.run = ingest_run, .resumable = true,
+ *	};
+ *	jobs_register(&ingest_kind);   // from famfsd/main.c's job list
+ *
+ * validate() runs under the state lock inside the POST /v1/jobs
+ * transaction (it may read the store through famfsd.db). run() runs in the
+ * job's thread WITHOUT the state lock: it reports with jobs_progress(),
+ * polls job_cancelled(), and returns 0 (succeeded) or a negative errno with
+ * job_set_error() (failed). To touch famfsd's state it takes famfsd_lock().
+ * For its own tables (a manifest) it may open its own connection with
+ * store_open_conn(famfsd.db_path, ...). A resumable kind's run() is called
+ * again after a famfsd restart for a job that was running.
+ */
+#ifndef FAMFSD_JOBS_H
+#define FAMFSD_JOBS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+struct job;
+
+struct job_kind {
+	const char *name;
+	int (*validate)(json_object *params, char *why, size_t whylen);
+	int (*run)(struct job *j);
+	bool resumable;
+};
+
+int jobs_register(const struct job_kind *k);
+const struct job_kind *jobs_find_kind(const char *name);
+
+/* For the runner (any thread, takes the lock itself). */
+int64_t job_id(const struct job *j);
+json_object *job_params(const struct job *j);   /* owned by the job */
+bool job_cancelled(const struct job *j);
+void jobs_progress(struct job *j, uint64_t bytes_done, uint64_t bytes_total,
+		   uint64_t files_done, uint64_t files_total);
+void job_set_error(struct job *j, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* For famfsd (state lock held unless said otherwise). */
+/* Insert a queued job; 0, -ENOENT (no such kind) or -EINVAL (@why). */
+int jobs_submit(const char *kind, json_object *params, int64_t *id,
+		char *why, size_t whylen);
+/* 0, -ENOENT, or -EALREADY if it has finished. */
+int jobs_cancel(int64_t id);
+/* At start: running jobs become queued (resumable) or failed. */
+void jobs_recover(void);
+/* Start threads for queued jobs. Call WITHOUT the state lock. */
+void jobs_kick(void);
+/* Ask every job to stop and wait for the threads. Without the lock. */
+void jobs_shutdown(void);
+/* Register the kinds built into famfsd. */
+void jobs_builtin_init(void);
+
+#endif

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * famfsd: the famfs management daemon. Reads like its life: configure,
+ * open the store, load providers, discover devices, recover jobs, bring
+ * mounts back, serve the API, tell systemd, then supervise until SIGTERM.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "famfsd.h"
+#include "fsview.h"
+#include "jobs/jobs.h"
+#include "log.h"
+#include "mounts/supervisor.h"
+#include "providers.h"
+#include "server.h"
+#include "store/store.h"
+
+struct famfsd famfsd = { .state_lock = PTHREAD_MUTEX_INITIALIZER };
+
+void famfsd_lock(void)
+{
+	pthread_mutex_lock(&famfsd.state_lock);
+}
+
+void famfsd_unlock(void)
+{
+	pthread_mutex_unlock(&famfsd.state_lock);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: famfsd [options]\n"
+"  -c, --config FILE      config file (default " FAMFSD_DEFAULT_CONFIG ")\n"
+"  -s, --socket PATH      API Unix socket (default " FAMFSD_DEFAULT_SOCKET ")\n"
+"  -d, --state-dir DIR    database and logs (default " FAMFSD_DEFAULT_STATE_DIR ")\n"
+"  -p, --plugin-dir DIR   device provider plugins\n"
+"  -n, --host-name NAME   this host's name (default: hostname)\n"
+"      --fused PATH       the famfs-fused binary (default: famfs-fused)\n"
+"      --tcp HOST:PORT    also listen on TCP (needs token_file, TLS)\n"
+"      --token-file FILE  bearer token for TCP\n"
+"      --log-level LEVEL  err, warning, notice, info, debug\n"
+"  -f, --foreground       run in the foreground (famfsd never forks;\n"
+"                         accepted for scripts and unit files)\n"
+"  -h, --help, --version\n");
+}
+
+static void add_override(const char *key, const char *value)
+{
+	struct config_overrides *o = &famfsd.ov;
+
+	if (o->n < FAMFSD_MAX_OVERRIDES) {
+		o->key[o->n] = key;
+		o->value[o->n++] = value;
+	}
+}
+
+static int parse_args(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "state-dir", required_argument, NULL, 'd' },
+		{ "plugin-dir", required_argument, NULL, 'p' },
+		{ "host-name", required_argument, NULL, 'n' },
+		{ "fused", required_argument, NULL, 'F' },
+		{ "tcp", required_argument, NULL, 'T' },
+		{ "token-file", required_argument, NULL, 'K' },
+		{ "log-level", required_argument, NULL, 'L' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	famfsd.config_path = FAMFSD_DEFAULT_CONFIG;
+	while ((c = getopt_long(argc, argv, "c:s:d:p:n:fh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': famfsd.config_path = optarg;
+			  famfsd.config_explicit = true; break;
+		case 's': add_override("socket", optarg); break;
+		case 'd': add_override("state_dir", optarg); break;
+		case 'p': add_override("plugin_dir", optarg); break;
+		case 'n': add_override("host_name", optarg); break;
+		case 'F': add_override("fused_path", optarg); break;
+		case 'T': add_override("tcp.listen", optarg); break;
+		case 'K': add_override("token_file", optarg); break;
+		case 'L': add_override("log_level", optarg); break;
+		case 'f': break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("famfsd %s\n", FAMFSD_VERSION); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "famfsd: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+static int load_token(void)
+{
+	char buf[sizeof(famfsd.token)] = "";
+	FILE *f;
+
+	if (!famfsd.cfg.token_file) {
+		famfsd.token[0] = 0;
+		return 0;
+	}
+	f = fopen(famfsd.cfg.token_file, "re");
+	if (!f) {
+		log_err("cannot read token file %s: %m", famfsd.cfg.token_file);
+		return -errno;
+	}
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	buf[strcspn(buf, "\r\n")] = 0;
+	if (strlen(buf) < 16) {
+		log_err("token file %s: the token must be at least 16 characters",
+			famfsd.cfg.token_file);
+		return -EINVAL;
+	}
+	memcpy(famfsd.token, buf, sizeof(buf));
+	return 0;
+}
+
+static int mkdir_p(const char *dir, mode_t mode)
+{
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s", dir);
+	for (char *s = strchr(buf + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = 0;
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	if (mkdir(buf, mode) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static void notify_status(void)
+{
+	sqlite3_stmt *st;
+	int nm = 0, nd = 0;
+
+	famfsd_lock();
+	st = store_prep(famfsd.db, "SELECT (SELECT count(*) FROM devices), "
+			"(SELECT count(*) FROM mounts WHERE state='mounted')");
+	if (st && sqlite3_step(st) == SQLITE_ROW) {
+		nd = sqlite3_column_int(st, 0);
+		nm = sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	famfsd_unlock();
+	sd_notifyf(0, "STATUS=serving on %s: %d devices, %d mounts",
+		   famfsd.cfg.socket_path, nd, nm);
+}
+
+static void reload(void)
+{
+	char err[512];
+
+	log_info("SIGHUP: reloading %s", famfsd.config_path);
+	sd_notify(0, "RELOADING=1");
+	famfsd_lock();
+	struct famfsd_config c = { 0 };
+
+	if (config_load(&c, famfsd.config_path, famfsd.config_explicit,
+			&famfsd.ov, err, sizeof(err))) {
+		log_err("reload: %s; keeping the running configuration", err);
+	} else {
+		if (strcmp(c.socket_path, famfsd.cfg.socket_path) ||
+		    strcmp(c.state_dir, famfsd.cfg.state_dir))
+			log_warn("reload: socket and state_dir changes need a "
+				 "restart");
+		free(c.socket_path);
+		free(c.state_dir);
+		c.socket_path = strdup(famfsd.cfg.socket_path);
+		c.state_dir = strdup(famfsd.cfg.state_dir);
+		config_free(&famfsd.cfg);
+		famfsd.cfg = c;
+		log_set_level(famfsd.cfg.log_level);
+		load_token();
+	}
+	providers_discover(NULL);
+	famfsd_unlock();
+	sd_notify(0, "READY=1");
+	notify_status();
+}
+
+static int serve(void)
+{
+	uint64_t wd_usec = 0;
+	int wd = sd_watchdog_enabled(0, &wd_usec) > 0;
+	int timeout = 1000, sfd;
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (wd && wd_usec / 2000 < (uint64_t)timeout)
+		timeout = (int)(wd_usec / 2000);
+	if (wd)
+		log_info("watchdog every %llu ms", (unsigned long long)wd_usec / 2000);
+	for (;;) {
+		struct pollfd p = { .fd = sfd, .events = POLLIN };
+		struct signalfd_siginfo si;
+
+		poll(&p, 1, timeout);
+		if (wd)
+			sd_notify(0, "WATCHDOG=1");
+		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
+				close(sfd);
+				return (int)si.ssi_signo;
+			}
+			if (si.ssi_signo == SIGHUP)
+				reload();
+		}
+		famfsd_lock();
+		mounts_tick();
+		famfsd_unlock();
+		jobs_kick();
+	}
+}
+
+int main(int argc, char **argv)
+{
+	char err[1024];
+	sigset_t mask;
+	int r, sig;
+
+	log_init(LOG_INFO);
+	if (parse_args(argc, argv))
+		return 2;
+	if (config_load(&famfsd.cfg, famfsd.config_path, famfsd.config_explicit,
+			&famfsd.ov, err, sizeof(err))) {
+		log_err("%s", err);
+		return 1;
+	}
+	log_set_level(famfsd.cfg.log_level);
+	/* Signals go to the signalfd; threads inherit this mask. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if ((r = mkdir_p(famfsd.cfg.state_dir, 0750))) {
+		log_err("cannot create state dir %s: %s", famfsd.cfg.state_dir,
+			strerror(-r));
+		return 1;
+	}
+	snprintf(famfsd.db_path, sizeof(famfsd.db_path), "%s/" STORE_DB_NAME,
+		 famfsd.cfg.state_dir);
+	if (store_open(famfsd.db_path, &famfsd.db, err, sizeof(err))) {
+		log_err("%s", err);
+		sd_notifyf(0, "STATUS=%s", err);
+		return 1;
+	}
+	if (load_token())
+		return 1;
+	famfsd.started = store_now();
+	jobs_builtin_init();
+	providers_load(famfsd.cfg.plugin_dir);
+
+	famfsd_lock();
+	store_kv_set(famfsd.db, "host.name", famfsd.cfg.host_name);
+	providers_discover(NULL);
+	jobs_recover();
+	mounts_reconcile();
+	famfsd_unlock();
+
+	if (server_start(err, sizeof(err))) {
+		log_err("%s", err);
+		sd_notifyf(0, "STATUS=%s", err);
+		return 1;
+	}
+	jobs_kick();
+	log_info("famfsd %s ready (host %s, state %s)", FAMFSD_VERSION,
+		 famfsd.cfg.host_name, famfsd.cfg.state_dir);
+	sd_notify(0, "READY=1");
+	notify_status();
+
+	sig = serve();
+	log_info("%s: finishing in-flight requests", strsignal(sig));
+	famfsd.stopping = 1;
+	sd_notify(0, "STOPPING=1\nSTATUS=stopping");
+	server_stop(10000);
+	jobs_shutdown();
+	famfsd_lock();
+	fsview_drop_all();
+	providers_unload();
+	store_close(famfsd.db);
+	famfsd.db = NULL;
+	famfsd_unlock();
+	config_free(&famfsd.cfg);
+	log_info("stopped");
+	return 0;
+}

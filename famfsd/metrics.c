@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Prometheus text exposition (format 0.0.4). Names: docs/metrics.md. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "famfs.h"
+#include "famfsd.h"
+#include "fsview.h"
+#include "metrics.h"
+#include "store/store.h"
+
+#define MAX_ROUTES 64
+#define MAX_COUNTERS 256
+
+static const double buckets[] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+	0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10 };
+#define NBUCKETS (sizeof(buckets) / sizeof(buckets[0]))
+
+struct route_hist {
+	char route[48];
+	uint64_t bucket[NBUCKETS];
+	uint64_t count;
+	double sum;
+};
+
+struct req_counter {
+	char route[48];
+	char method[8];
+	int code;
+	uint64_t n;
+};
+
+static struct route_hist hists[MAX_ROUTES];
+static struct req_counter counters[MAX_COUNTERS];
+static pthread_mutex_t mlock = PTHREAD_MUTEX_INITIALIZER;
+
+void metrics_observe(const char *route, const char *method, int status,
+		     double seconds)
+{
+	pthread_mutex_lock(&mlock);
+	for (int i = 0; i < MAX_COUNTERS; i++) {
+		struct req_counter *c = &counters[i];
+
+		if (!c->route[0]) {
+			snprintf(c->route, sizeof(c->route), "%s", route);
+			snprintf(c->method, sizeof(c->method), "%s", method);
+			c->code = status;
+		}
+		if (c->code == status && !strcmp(c->route, route) &&
+		    !strcmp(c->method, method)) {
+			c->n++;
+			break;
+		}
+	}
+	for (int i = 0; i < MAX_ROUTES; i++) {
+		struct route_hist *h = &hists[i];
+
+		if (!h->route[0])
+			snprintf(h->route, sizeof(h->route), "%s", route);
+		if (strcmp(h->route, route))
+			continue;
+		for (size_t b = 0; b < NBUCKETS; b++)
+			if (seconds <= buckets[b])
+				h->bucket[b]++;
+		h->count++;
+		h->sum += seconds;
+		break;
+	}
+	pthread_mutex_unlock(&mlock);
+}
+
+static void help(FILE *f, const char *name, const char *type, const char *text)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, type);
+}
+
+static void http_metrics(FILE *f)
+{
+	pthread_mutex_lock(&mlock);
+	help(f, "famfsd_http_requests_total", "counter",
+	     "API requests by route template, method and status code.");
+	for (int i = 0; i < MAX_COUNTERS && counters[i].route[0]; i++)
+		fprintf(f, "famfsd_http_requests_total{route=\"%s\",method=\"%s\","
+			"code=\"%d\"} %llu\n", counters[i].route,
+			counters[i].method, counters[i].code,
+			(unsigned long long)counters[i].n);
+	help(f, "famfsd_http_request_duration_seconds", "histogram",
+	     "API request handling time by route template.");
+	for (int i = 0; i < MAX_ROUTES && hists[i].route[0]; i++) {
+		struct route_hist *h = &hists[i];
+
+		for (size_t b = 0; b < NBUCKETS; b++)
+			fprintf(f, "famfsd_http_request_duration_seconds_bucket"
+				"{route=\"%s\",le=\"%g\"} %llu\n", h->route,
+				buckets[b], (unsigned long long)h->bucket[b]);
+		fprintf(f, "famfsd_http_request_duration_seconds_bucket{route="
+			"\"%s\",le=\"+Inf\"} %llu\n", h->route,
+			(unsigned long long)h->count);
+		fprintf(f, "famfsd_http_request_duration_seconds_sum{route="
+			"\"%s\"} %.9f\n", h->route, h->sum);
+		fprintf(f, "famfsd_http_request_duration_seconds_count{route="
+			"\"%s\"} %llu\n", h->route, (unsigned long long)h->count);
+	}
+	pthread_mutex_unlock(&mlock);
+}
+
+/* Label values: escape backslash, quote and newline. */
+static const char *lv(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; s && *s && o + 3 < len; s++) {
+		if (*s == '\\' || *s == '"' || *s == '\n') {
+			buf[o++] = '\\';
+			buf[o++] = *s == '\n' ? 'n' : *s;
+		} else {
+			buf[o++] = *s;
+		}
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+static void sum_map(const struct famfs_fmap *m, uint64_t *used, unsigned ndev)
+{
+	for (unsigned i = 0; m && i < m->nitems; i++)
+		if (m->items[i].dev_index < ndev)
+			used[m->items[i].dev_index] += m->items[i].length;
+}
+
+static void walk_used(struct famfs_node *dir, uint64_t *used, unsigned ndev)
+{
+	for (struct famfs_node *c = famfs_node_first_child(dir); c;
+	     c = famfs_node_next_sibling(c)) {
+		sum_map(famfs_node_map(c), used, ndev);
+		if (famfs_node_is_dir(c))
+			walk_used(c, used, ndev);
+	}
+}
+
+/* Allocated bytes per device of @fs: file maps + reserved areas. */
+static void fs_dev_used(struct famfs_fs *fs, uint64_t *used, unsigned ndev)
+{
+	const struct famfs_superblock *sb = famfs_fs_sb(fs);
+
+	for (unsigned i = 0; i < ndev; i++)
+		used[i] = FAMFS_UNIT_SIZE;
+	if (ndev)
+		used[0] = sb->log_offset + sb->log_size;
+	famfs_fs_rdlock(fs);
+	walk_used(famfs_root(fs), used, ndev);
+	famfs_fs_unlock(fs);
+}
+
+static void device_metrics(FILE *f)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT d.name, d.provider, "
+		"d.size, d.state, f.name, s.idx FROM devices d LEFT JOIN "
+		"set_devices s ON s.device=d.name LEFT JOIN filesystems f ON "
+		"f.set_name=s.set_name ORDER BY d.name");
+	char a[256], b[256], err[640];
+
+	help(f, "famfs_device_capacity_bytes", "gauge", "Size of each device.");
+	help(f, "famfs_device_free_bytes", "gauge", "Bytes of each device not "
+	     "allocated to files, the log or reserved areas.");
+	help(f, "famfs_device_online", "gauge",
+	     "1 if the device is present and usable.");
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		int64_t size = sqlite3_column_int64(st, 2);
+		int64_t free_b = size;
+
+		if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
+			struct famfs_fs *fs = fsview_get(
+				(const char *)sqlite3_column_text(st, 4), err,
+				sizeof(err));
+			uint64_t used[FAMFS_MAX_DEVICES] = { 0 };
+			unsigned idx = (unsigned)sqlite3_column_int(st, 5);
+
+			if (fs && idx < FAMFS_MAX_DEVICES) {
+				fs_dev_used(fs, used, famfs_fs_ndevices(fs));
+				free_b = size - (int64_t)used[idx];
+				if (free_b < 0)
+					free_b = 0;
+			}
+		}
+		lv(name, a, sizeof(a));
+		lv((const char *)sqlite3_column_text(st, 1), b, sizeof(b));
+		fprintf(f, "famfs_device_capacity_bytes{device=\"%s\",provider="
+			"\"%s\"} %lld\n", a, b, (long long)size);
+		fprintf(f, "famfs_device_free_bytes{device=\"%s\",provider="
+			"\"%s\"} %lld\n", a, b, (long long)free_b);
+		fprintf(f, "famfs_device_online{device=\"%s\",provider=\"%s\"} "
+			"%d\n", a, b, !strcmp((const char *)sqlite3_column_text(
+				st, 3), "online"));
+	}
+	sqlite3_finalize(st);
+}
+
+struct fs_sample {
+	char name[256];
+	struct famfs_space sp;
+	struct famfs_log_status ls;
+	int nslots;
+	struct famfs_slot_info slots[64];
+	bool ok;
+};
+
+static void fs_metrics(FILE *f)
+{
+	static const struct { const char *name, *type, *help; } m[] = {
+		{ "famfs_fs_capacity_bytes", "gauge", "Allocatable bytes." },
+		{ "famfs_fs_free_bytes", "gauge", "Allocatable bytes now free." },
+		{ "famfs_fs_pending_free_bytes", "gauge", "Deleted bytes waiting "
+		  "for every client to replay past the delete." },
+		{ "famfs_fs_files", "gauge", "Files in the filesystem." },
+		{ "famfs_fs_directories", "gauge", "Directories." },
+		{ "famfs_fs_log_entries", "gauge", "Valid entries in the log." },
+		{ "famfs_fs_log_used_bytes", "gauge", "Log bytes used." },
+		{ "famfs_fs_log_capacity_bytes", "gauge", "Log size." },
+		{ "famfs_fs_readable", "gauge", "1 if famfsd could read the fs." },
+	};
+	sqlite3_stmt *st = store_prep(famfsd.db,
+				      "SELECT name FROM filesystems ORDER BY name");
+	struct fs_sample *s = NULL;
+	int n = 0;
+	char err[640];
+
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		struct fs_sample *ns = realloc(s, sizeof(*s) * (size_t)(n + 1));
+		struct famfs_fs *fs;
+
+		if (!ns)
+			break;
+		s = ns;
+		memset(&s[n], 0, sizeof(s[n]));
+		lv((const char *)sqlite3_column_text(st, 0), s[n].name,
+		   sizeof(s[n].name));
+		fs = fsview_get((const char *)sqlite3_column_text(st, 0), err,
+				sizeof(err));
+		if (fs) {
+			famfs_statfs(fs, &s[n].sp);
+			famfs_log_status(fs, &s[n].ls);
+			s[n].nslots = famfs_slots(fs, s[n].slots, 64);
+			s[n].ok = true;
+		}
+		n++;
+	}
+	sqlite3_finalize(st);
+	for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+		help(f, m[k].name, m[k].type, m[k].help);
+		for (int i = 0; i < n; i++) {
+			uint64_t v[] = { s[i].sp.total_bytes, s[i].sp.free_bytes,
+				s[i].sp.pending_bytes, s[i].sp.nfiles,
+				s[i].sp.ndirs, s[i].ls.entries,
+				s[i].ls.used_bytes, s[i].ls.size_bytes, s[i].ok };
+
+			if (s[i].ok || k == 8)
+				fprintf(f, "%s{fs=\"%s\"} %llu\n", m[k].name,
+					s[i].name, (unsigned long long)v[k]);
+		}
+	}
+	help(f, "famfs_client_follow_lag_entries", "gauge", "Log entries the "
+	     "master has committed that a client slot has not replayed yet.");
+	for (int i = 0; i < n; i++)
+		for (int c = 0; c < s[i].nslots; c++) {
+			char h[64];
+			uint64_t last = s[i].ls.last_seq, rep = s[i].slots[c].replayed_seq;
+
+			if (s[i].slots[c].state != FAMFS_SLOT_LIVE)
+				continue;
+			fprintf(f, "famfs_client_follow_lag_entries{fs=\"%s\","
+				"slot=\"%u\",client=\"%s\"} %llu\n", s[i].name,
+				s[i].slots[c].index,
+				lv(s[i].slots[c].host_name, h, sizeof(h)),
+				(unsigned long long)(last > rep ? last - rep : 0));
+		}
+	free(s);
+}
+
+static void mount_metrics(FILE *f)
+{
+	static const char *states[] = { "starting", "mounted", "failed",
+		"stopping", "unmounted" };
+	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT name, filesystem, "
+		"role, state, restarts FROM mounts ORDER BY name");
+	char a[256], b[256];
+
+	help(f, "famfs_mount_state", "gauge", "1 for the current state of each "
+	     "mount, 0 for the others.");
+	help(f, "famfs_mount_restarts_total", "counter",
+	     "Times famfsd restarted the mount's server.");
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		const char *state = (const char *)sqlite3_column_text(st, 3);
+
+		lv((const char *)sqlite3_column_text(st, 0), a, sizeof(a));
+		lv((const char *)sqlite3_column_text(st, 1), b, sizeof(b));
+		for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+			fprintf(f, "famfs_mount_state{mount=\"%s\",fs=\"%s\","
+				"role=\"%s\",state=\"%s\"} %d\n", a, b,
+				sqlite3_column_text(st, 2), states[i],
+				!strcmp(state, states[i]));
+		fprintf(f, "famfs_mount_restarts_total{mount=\"%s\",fs=\"%s\"} "
+			"%d\n", a, b, sqlite3_column_int(st, 4));
+	}
+	sqlite3_finalize(st);
+}
+
+static void job_metrics(FILE *f)
+{
+	static const char *states[] = { "queued", "running", "succeeded",
+		"failed", "cancelled" };
+	sqlite3_stmt *st;
+
+	help(f, "famfsd_jobs", "gauge", "Jobs by kind and state.");
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		st = store_prep(famfsd.db, "SELECT count(*) FROM jobs WHERE "
+				"state=?");
+		sqlite3_bind_text(st, 1, states[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			fprintf(f, "famfsd_jobs{state=\"%s\"} %d\n", states[i],
+				sqlite3_column_int(st, 0));
+		sqlite3_finalize(st);
+	}
+	st = store_prep(famfsd.db, "SELECT total(bytes_done), total(files_done)"
+			" FROM jobs WHERE kind='ingest'");
+	if (st && sqlite3_step(st) == SQLITE_ROW) {
+		help(f, "famfs_ingest_bytes_total", "counter",
+		     "Bytes copied by ingest jobs.");
+		fprintf(f, "famfs_ingest_bytes_total %.0f\n",
+			sqlite3_column_double(st, 0));
+		help(f, "famfs_ingest_files_total", "counter",
+		     "Files copied by ingest jobs.");
+		fprintf(f, "famfs_ingest_files_total %.0f\n",
+			sqlite3_column_double(st, 1));
+	}
+	sqlite3_finalize(st);
+}
+
+char *metrics_render(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	help(f, "famfsd_build_info", "gauge", "famfsd version.");
+	fprintf(f, "famfsd_build_info{version=\"%s\",schema=\"%d\"} 1\n",
+		FAMFSD_VERSION, store_schema_version());
+	help(f, "famfsd_start_time_seconds", "gauge",
+	     "Unix time famfsd started.");
+	fprintf(f, "famfsd_start_time_seconds %lld\n", (long long)famfsd.started);
+	http_metrics(f);
+	device_metrics(f);
+	fs_metrics(f);
+	mount_metrics(f);
+	job_metrics(f);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}

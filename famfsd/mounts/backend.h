@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A mount backend turns "filesystem F on devices D at path P, as master or
+ * client" into a mount. Today: "fuse" (famfs-fused, one supervised process
+ * per mount). The kernel module backend ("kmod") plugs in here later: its
+ * start() mounts and returns pid 0, its stop() unmounts.
+ */
+#ifndef FAMFSD_MOUNT_BACKEND_H
+#define FAMFSD_MOUNT_BACKEND_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct mount_spec {
+	const char *name;
+	const char *path;
+	bool client;
+	const char *options;         /* backend options, space separated */
+	char **devs;                 /* device paths, set order */
+	unsigned ndev;
+	const char *host_name;
+	const char *log_path;        /* where the backend's stderr goes */
+};
+
+struct mount_backend {
+	const char *name;
+	/* Start mounting; *pid is the process to supervise (0: none). An
+	 * error that is known at once (exec failed) is returned here.
+	 */
+	int (*start)(const struct mount_spec *m, pid_t *pid, char *err,
+		     size_t errlen);
+	/* Unmount and make @pid (if any) exit; waits up to a few seconds. */
+	int (*stop)(const char *path, pid_t pid, bool our_child);
+	/* Is something (anything) mounted at @path? */
+	bool (*is_mounted)(const char *path);
+	/* Is @pid a server of this backend (for adopting after a restart)? */
+	bool (*owns_pid)(pid_t pid);
+	/* Remove a mount whose server is gone ("Transport endpoint..."). */
+	void (*clean_stale)(const char *path);
+};
+
+const struct mount_backend *mount_backend_find(const char *name);
+
+/* /proc/self/mountinfo: is @path a mount point? */
+bool mountinfo_has(const char *path);
+
+#endif

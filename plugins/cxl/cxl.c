@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * cxl: real CXL/DAX discovery through libcxl and libdaxctl. Reports every
+ * DAX device as a famfs device candidate and the whole topology (memdevs,
+ * decoders, regions, DAX devices) in a shape close to `cxl list -M -D -R`
+ * and `daxctl list`. A DAX device in system-ram mode (onlined as kernel
+ * memory by kmem) or with no driver bound is reported unusable with the
+ * command that fixes it: it is never opened (famfs upstream faults there).
+ * A machine without CXL reports nothing, which is not an error.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cxl/libcxl.h>
+#include <daxctl/libdaxctl.h>
+#include <json-c/json.h>
+
+#include "provider.h"
+
+struct cxl_provider {
+	const struct famfs_provider_env *env;
+};
+
+static const char *decoder_mode_name(enum cxl_decoder_mode m)
+{
+	switch (m) {
+	case CXL_DECODER_MODE_RAM: return "ram";
+	case CXL_DECODER_MODE_PMEM: return "pmem";
+	case CXL_DECODER_MODE_MIXED: return "mixed";
+	case CXL_DECODER_MODE_NONE: return "none";
+	default: return "unknown";
+	}
+}
+
+static void jadd_str(json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, json_object_new_string(v ? v : ""));
+}
+
+static void jadd_u64(json_object *o, const char *k, unsigned long long v)
+{
+	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
+}
+
+static json_object *memdevs_json(struct cxl_ctx *cxl)
+{
+	json_object *arr = json_object_new_array();
+	struct cxl_memdev *md;
+
+	cxl_memdev_foreach(cxl, md) {
+		json_object *o = json_object_new_object();
+
+		jadd_str(o, "memdev", cxl_memdev_get_devname(md));
+		jadd_u64(o, "serial", cxl_memdev_get_serial(md));
+		jadd_u64(o, "ram_size", cxl_memdev_get_ram_size(md));
+		jadd_u64(o, "pmem_size", cxl_memdev_get_pmem_size(md));
+		json_object_object_add(o, "enabled",
+			json_object_new_boolean(cxl_memdev_is_enabled(md)));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static void decoder_json(struct cxl_decoder *d, json_object *decoders,
+			 json_object *regions)
+{
+	json_object *o = json_object_new_object();
+	struct cxl_region *r;
+
+	jadd_str(o, "decoder", cxl_decoder_get_devname(d));
+	jadd_u64(o, "resource", cxl_decoder_get_resource(d));
+	jadd_u64(o, "size", cxl_decoder_get_size(d));
+	jadd_u64(o, "interleave_ways", cxl_decoder_get_interleave_ways(d));
+	jadd_u64(o, "interleave_granularity",
+		 cxl_decoder_get_interleave_granularity(d));
+	jadd_str(o, "mode", decoder_mode_name(cxl_decoder_get_mode(d)));
+	json_object_array_add(decoders, o);
+
+	cxl_region_foreach(d, r) {
+		json_object *ro = json_object_new_object();
+
+		jadd_str(ro, "region", cxl_region_get_devname(r));
+		jadd_str(ro, "decoder", cxl_decoder_get_devname(d));
+		jadd_u64(ro, "resource", cxl_region_get_resource(r));
+		jadd_u64(ro, "size", cxl_region_get_size(r));
+		jadd_u64(ro, "interleave_ways",
+			 cxl_region_get_interleave_ways(r));
+		jadd_u64(ro, "interleave_granularity",
+			 cxl_region_get_interleave_granularity(r));
+		json_object_object_add(ro, "enabled",
+			json_object_new_boolean(cxl_region_is_enabled(r)));
+		json_object_array_add(regions, ro);
+	}
+}
+
+static void port_decoders(struct cxl_port *port, json_object *decoders,
+			  json_object *regions)
+{
+	struct cxl_decoder *d;
+
+	cxl_decoder_foreach(port, d)
+		decoder_json(d, decoders, regions);
+}
+
+static void topology_cxl(json_object *top)
+{
+	json_object *decoders = json_object_new_array();
+	json_object *regions = json_object_new_array();
+	struct cxl_ctx *cxl = NULL;
+	struct cxl_bus *bus;
+
+	if (cxl_new(&cxl) < 0) {
+		json_object_object_add(top, "memdevs", json_object_new_array());
+		json_object_object_add(top, "decoders", decoders);
+		json_object_object_add(top, "regions", regions);
+		return;
+	}
+	cxl_set_log_priority(cxl, 0);
+	json_object_object_add(top, "memdevs", memdevs_json(cxl));
+	cxl_bus_foreach(cxl, bus) {
+		struct cxl_port *root = cxl_bus_get_port(bus), *p;
+
+		port_decoders(root, decoders, regions);
+		cxl_port_foreach_all(root, p)
+			port_decoders(p, decoders, regions);
+	}
+	json_object_object_add(top, "decoders", decoders);
+	json_object_object_add(top, "regions", regions);
+	cxl_unref(cxl);
+}
+
+/* A stable identity for a DAX device: derived from its name and physical
+ * address, so every host and every restart computes the same one.
+ */
+static void dax_uuid(const char *devname, unsigned long long resource,
+		     char out[37])
+{
+	uint64_t h1 = 1469598103934665603ULL, h2 = 0x9e3779b97f4a7c15ULL;
+	char key[128];
+
+	snprintf(key, sizeof(key), "dax:%s:%llx", devname, resource);
+	for (const char *p = key; *p; p++) {
+		h1 = (h1 ^ (unsigned char)*p) * 1099511628211ULL;
+		h2 = (h2 ^ (unsigned char)*p) * 0x100000001b3ULL + 7;
+	}
+	snprintf(out, 37, "%08x-%04x-5%03x-%04x-%012llx",
+		 (unsigned)(h1 >> 32), (unsigned)(h1 >> 16) & 0xffff,
+		 (unsigned)h1 & 0xfff,
+		 (unsigned)((h2 >> 48) & 0x3fff) | 0x8000,
+		 (unsigned long long)(h2 & 0xffffffffffffULL));
+}
+
+static void dax_describe(struct daxctl_dev *dev, struct famfs_provider_dev *d,
+			 json_object *o)
+{
+	const char *name = daxctl_dev_get_devname(dev);
+	struct daxctl_memory *mem = daxctl_dev_get_memory(dev);
+	bool enabled = daxctl_dev_is_enabled(dev);
+	const char *mode = mem ? "system-ram" : "devdax";
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	snprintf(d->path, sizeof(d->path), "/dev/%s", name);
+	d->size = daxctl_dev_get_size(dev);
+	dax_uuid(name, daxctl_dev_get_resource(dev), d->uuid);
+	if (mem) {
+		snprintf(d->reason, sizeof(d->reason),
+			 "%s is in system-ram mode (onlined as kernel memory); "
+			 "famfs needs devdax: run 'daxctl offline-memory %s && "
+			 "daxctl reconfigure-device --mode=devdax %s'",
+			 name, name, name);
+	} else if (!enabled) {
+		snprintf(d->reason, sizeof(d->reason),
+			 "%s has no driver bound; run 'daxctl enable-device "
+			 "%s' (or 'daxctl reconfigure-device --mode=devdax "
+			 "%s')", name, name, name);
+	} else if (d->size == 0) {
+		snprintf(d->reason, sizeof(d->reason),
+			 "%s has size 0; give it capacity with 'daxctl "
+			 "create-device'", name);
+	} else {
+		d->usable = true;
+	}
+	jadd_str(o, "chardev", name);
+	jadd_u64(o, "size", d->size);
+	jadd_u64(o, "align", daxctl_dev_get_align(dev));
+	jadd_str(o, "mode", mode);
+	json_object_object_add(o, "enabled", json_object_new_boolean(enabled));
+	json_object_object_add(o, "target_node",
+		json_object_new_int(daxctl_dev_get_target_node(dev)));
+	if (mem)
+		json_object_object_add(o, "online_memblocks",
+			json_object_new_int(daxctl_memory_is_online(mem)));
+}
+
+static int cxl_init(const struct famfs_provider_env *env, void **ctx,
+		    char *why, size_t whylen)
+{
+	struct cxl_provider *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	p->env = env;
+	*ctx = p;
+	return 0;
+}
+
+static void cxl_fini(void *ctx)
+{
+	free(ctx);
+}
+
+static int cxl_discover(void *ctx, famfs_provider_found_fn fn, void *arg,
+			char **topology, char *why, size_t whylen)
+{
+	json_object *top = json_object_new_object();
+	json_object *daxdevs = json_object_new_array();
+	struct daxctl_ctx *dax = NULL;
+	struct daxctl_region *region;
+	struct daxctl_dev *dev;
+	int r = 0;
+
+	(void)ctx; (void)why; (void)whylen;
+	topology_cxl(top);
+	if (daxctl_new(&dax) >= 0) {
+		daxctl_set_log_priority(dax, 0);
+		daxctl_region_foreach(dax, region) {
+			daxctl_dev_foreach(region, dev) {
+				struct famfs_provider_dev d;
+				json_object *o = json_object_new_object();
+
+				if (daxctl_dev_get_size(dev) == 0 &&
+				    !daxctl_dev_is_enabled(dev)) {
+					json_object_put(o); /* seed device */
+					continue;
+				}
+				dax_describe(dev, &d, o);
+				json_object_object_add(o, "region",
+					json_object_new_int(
+						daxctl_region_get_id(region)));
+				d.details_json = strdup(
+					json_object_to_json_string(o));
+				json_object_array_add(daxdevs, o);
+				if (!r)
+					r = fn(arg, &d);
+				free(d.details_json);
+			}
+		}
+		daxctl_unref(dax);
+	}
+	json_object_object_add(top, "dax_devices", daxdevs);
+	*topology = strdup(json_object_to_json_string(top));
+	json_object_put(top);
+	return r;
+}
+
+static int cxl_open(void *ctx, const char *path, struct famfs_provider_dev *dev,
+		    char *why, size_t whylen)
+{
+	const char *base = strrchr(path, '/');
+	struct daxctl_ctx *dax = NULL;
+	struct daxctl_region *region;
+	struct daxctl_dev *dd;
+	struct stat st;
+	int found = 0;
+
+	(void)ctx;
+	base = base ? base + 1 : path;
+	if (stat(path, &st)) {
+		int r = -errno;
+
+		snprintf(why, whylen, "%s: %s", path, strerror(errno));
+		return r;
+	}
+	if (!S_ISCHR(st.st_mode) || strncmp(base, "dax", 3)) {
+		snprintf(why, whylen, "%s is not a DAX character device", path);
+		return -ENODEV;
+	}
+	if (daxctl_new(&dax) < 0) {
+		snprintf(why, whylen, "libdaxctl could not start");
+		return -ENODEV;
+	}
+	daxctl_set_log_priority(dax, 0);
+	daxctl_region_foreach(dax, region) {
+		daxctl_dev_foreach(region, dd) {
+			if (found || strcmp(daxctl_dev_get_devname(dd), base))
+				continue;
+			json_object *o = json_object_new_object();
+
+			dax_describe(dd, dev, o);
+			dev->details_json =
+				strdup(json_object_to_json_string(o));
+			json_object_put(o);
+			found = 1;
+		}
+	}
+	daxctl_unref(dax);
+	if (!found) {
+		snprintf(why, whylen, "%s is not known to libdaxctl", path);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static int cxl_create(void *ctx, const char *path, uint64_t size,
+		      struct famfs_provider_dev *dev, char *why, size_t whylen)
+{
+	(void)ctx; (void)path; (void)size; (void)dev;
+	snprintf(why, whylen, "the cxl provider does not create devices yet "
+		 "(region creation is a later issue); use 'cxl create-region'");
+	return -EOPNOTSUPP;
+}
+
+static int cxl_destroy(void *ctx, const char *path, char *why, size_t whylen)
+{
+	(void)ctx; (void)path;
+	snprintf(why, whylen, "the cxl provider does not destroy devices");
+	return -EOPNOTSUPP;
+}
+
+static const struct famfs_provider_ops cxl_ops = {
+	.abi = FAMFS_PROVIDER_ABI,
+	.name = "cxl",
+	.caps = 0,
+	.init = cxl_init,
+	.fini = cxl_fini,
+	.discover = cxl_discover,
+	.open = cxl_open,
+	.create = cxl_create,
+	.destroy = cxl_destroy,
+};
+
+__attribute__((visibility("default")))
+const struct famfs_provider_ops *famfs_provider_entry(void);
+const struct famfs_provider_ops *famfs_provider_entry(void)
+{
+	return &cxl_ops;
+}
