@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * famfs-cli: the one dispatch table. Each command lives in its own file as
+ * `int cmd_<name>(int argc, char **argv)` (argv[0] is the command name) and
+ * prints its own --help. Commands are declared weak so that the table can
+ * name every command of the product while parts are still being built: a
+ * command whose file is not linked in is simply not offered.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define CMD(name) int cmd_##name(int argc, char **argv) __attribute__((weak))
+CMD(mkfs); CMD(fsck); CMD(log); CMD(getmap); CMD(create); CMD(mkdir);
+CMD(rm); CMD(ls); CMD(cat); CMD(mkemul); CMD(clients); CMD(mount);
+CMD(umount); CMD(validate); CMD(diff); CMD(apply); CMD(get); CMD(describe);
+CMD(ingest); CMD(job);
+#undef CMD
+
+struct cli_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct cli_command commands[] = {
+	{ "mkfs", cmd_mkfs, "format devices as one famfs filesystem" },
+	{ "fsck", cmd_fsck, "check superblock, log and allocations" },
+	{ "log", cmd_log, "dump the metadata log" },
+	{ "getmap", cmd_getmap, "print a file's map" },
+	{ "create", cmd_create, "create a pre-allocated file (offline)" },
+	{ "mkdir", cmd_mkdir, "create a directory (offline)" },
+	{ "rm", cmd_rm, "delete a file or empty directory (offline)" },
+	{ "ls", cmd_ls, "list a directory (offline)" },
+	{ "cat", cmd_cat, "print a file's bytes (offline)" },
+	{ "mkemul", cmd_mkemul, "create an emulated (file-backed) device" },
+	{ "clients", cmd_clients, "list or evict client slots" },
+	{ "mount", cmd_mount, "mount through the kernel module" },
+	{ "umount", cmd_umount, "unmount a kernel module mount" },
+	{ "validate", cmd_validate, "validate a cluster.yaml file" },
+	{ "diff", cmd_diff, "show what apply would change" },
+	{ "apply", cmd_apply, "make the cluster match a cluster.yaml" },
+	{ "get", cmd_get, "list resources from famfsd" },
+	{ "describe", cmd_describe, "show one resource from famfsd" },
+	{ "ingest", cmd_ingest, "copy a dataset tree into famfs" },
+	{ "job", cmd_job, "manage famfsd jobs" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: famfs-cli <command> [options] [args]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (commands[i].fn)
+			fprintf(f, "  %-10s %s\n", commands[i].name,
+				commands[i].summary);
+	fprintf(f, "\n'famfs-cli <command> --help' describes each command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("famfs-cli %s\n", FAMFS_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (commands[i].fn && !strcmp(commands[i].name, argv[1]))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "famfs-cli: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return CLI_EXIT_USAGE;
+}

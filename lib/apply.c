@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Applying one CRC-valid log entry to the in-memory state (tree, counters,
+ * allocator). The same code runs for the master's appends (before they are
+ * sealed) and for replay, so master and clients cannot disagree.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static int check_path(const char *p, uint16_t len, char *why, size_t whylen)
+{
+	if (len == 0 || len > FAMFS_PATH_MAX || memchr(p, '\0', len)) {
+		snprintf(why, whylen, "bad path length %u", len);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int lookup_parent(struct famfs_fs *fs, const char *path, uint16_t len,
+			 struct famfs_node **dir, const char **name,
+			 size_t *nlen, char *why, size_t whylen)
+{
+	*dir = famfs_ns_parent(fs, path, len, name, nlen);
+	if (!*dir) {
+		snprintf(why, whylen, "parent of '%.*s' is not a directory",
+			 (int)len, path);
+		return -ENOENT;
+	}
+	if (*nlen > FAMFS_NAME_MAX) {
+		snprintf(why, whylen, "name longer than %d bytes", FAMFS_NAME_MAX);
+		return -ENAMETOOLONG;
+	}
+	if (famfs_ns_child(fs, *dir, *name, *nlen)) {
+		snprintf(why, whylen, "'%.*s' already exists", (int)len, path);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+static int map_check(const struct famfs_fmap *m, uint64_t size, char *why,
+		     size_t whylen)
+{
+	if (m->type == FAMFS_MAP_INTERLEAVE) {
+		if (m->chunk == 0 || m->nitems == 0 || m->nitems > FAMFS_MAX_STRIPS) {
+			snprintf(why, whylen, "bad interleave (%u strips, chunk %llu)",
+				 m->nitems, (unsigned long long)m->chunk);
+			return -EINVAL;
+		}
+		for (unsigned i = 1; i < m->nitems; i++)
+			if (m->items[i].length != m->items[0].length ||
+			    m->items[i].length % m->chunk) {
+				snprintf(why, whylen, "interleave strips differ in length");
+				return -EINVAL;
+			}
+	} else if (m->type != FAMFS_MAP_EXTENTS || m->nitems > FAMFS_MAX_EXTENTS) {
+		snprintf(why, whylen, "bad map type %u with %u items", m->type,
+			 m->nitems);
+		return -EINVAL;
+	}
+	if (famfs_fmap_bytes(m) < size) {
+		snprintf(why, whylen, "map of %llu bytes is smaller than size %llu",
+			 (unsigned long long)famfs_fmap_bytes(m),
+			 (unsigned long long)size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Replay of a file that overlaps space freed by earlier tombstones: the
+ * master reclaimed that space (in seq order), so do the same here.
+ */
+static int mark_with_reclaim(struct famfs_fs *fs, const struct famfs_fmap *m,
+			     uint64_t seq, char *why, size_t whylen)
+{
+	int r;
+
+	while ((r = famfs_alloc_mark(fs, m, why, whylen)) == -EEXIST) {
+		struct pending_free *p = fs->alloc.pending;
+
+		if (!p || p->seq >= seq)
+			break;
+		fs->alloc.pending = p->next;
+		fs->alloc.pending_bytes -= famfs_fmap_bytes(p->map);
+		famfs_alloc_unmark(fs, p->map);
+		free(p->map);
+		free(p);
+	}
+	return r;
+}
+
+static void notify(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
+		   struct famfs_node *n, struct famfs_node *dir, const char *name)
+{
+	if (fs->change_fn)
+		fs->change_fn(fs->change_arg, h, n, dir, name);
+}
+
+static int apply_file(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
+		      char *why, size_t whylen)
+{
+	const struct famfs_entry_file *f = (const void *)(h + 1);
+	const struct famfs_map_item *items = (const void *)(f + 1);
+	const char *path;
+	struct famfs_node *dir, *n;
+	struct famfs_fmap *m;
+	const char *name;
+	size_t nlen, need = sizeof(*h) + sizeof(*f);
+	int r;
+
+	if (h->len < need || f->nitems > FAMFS_MAX_STRIPS + FAMFS_MAX_EXTENTS ||
+	    h->len < need + f->nitems * sizeof(*items) + f->path_len) {
+		snprintf(why, whylen, "file entry too short");
+		return -EINVAL;
+	}
+	path = (const char *)(items + f->nitems);
+	r = check_path(path, f->path_len, why, whylen);
+	if (!r)
+		r = lookup_parent(fs, path, f->path_len, &dir, &name, &nlen, why,
+				  whylen);
+	if (r)
+		return r;
+	m = malloc(famfs_fmap_sizeof(f->nitems));
+	if (!m)
+		return -ENOMEM;
+	m->type = f->map_type;
+	m->nitems = f->nitems;
+	m->reserved = 0;
+	m->chunk = f->chunk;
+	memcpy(m->items, items, f->nitems * sizeof(*items));
+	r = map_check(m, f->size, why, whylen);
+	/* the master's own commit arrives with its space already reserved */
+	if (!r && !fs->map_reserved)
+		r = mark_with_reclaim(fs, m, h->seq, why, whylen);
+	if (r) {
+		free(m);
+		return r;
+	}
+	n = famfs_ns_add(fs, dir, name, nlen, h->seq);
+	if (!n) {
+		famfs_alloc_unmark(fs, m);
+		free(m);
+		return -ENOMEM;
+	}
+	n->mode = 0100000 | (f->mode & 07777);
+	n->uid = f->uid;
+	n->gid = f->gid;
+	n->size = f->size;
+	n->mtime_ns = f->mtime_ns;
+	n->ctime_ns = f->ctime_ns;
+	n->map = m;
+	fs->nfiles++;
+	fs->file_bytes += f->size;
+	fs->alloc_bytes += famfs_fmap_bytes(m);
+	notify(fs, h, n, dir, n->name);
+	return 0;
+}
+
+static int apply_mkdir(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
+		       char *why, size_t whylen)
+{
+	const struct famfs_entry_mkdir *d = (const void *)(h + 1);
+	const char *path = (const char *)(d + 1), *name;
+	struct famfs_node *dir, *n;
+	size_t nlen;
+	int r;
+
+	if (h->len < sizeof(*h) + sizeof(*d) + d->path_len) {
+		snprintf(why, whylen, "mkdir entry too short");
+		return -EINVAL;
+	}
+	r = check_path(path, d->path_len, why, whylen);
+	if (!r)
+		r = lookup_parent(fs, path, d->path_len, &dir, &name, &nlen, why,
+				  whylen);
+	if (r)
+		return r;
+	n = famfs_ns_add(fs, dir, name, nlen, h->seq);
+	if (!n)
+		return -ENOMEM;
+	n->mode = 0040000 | (d->mode & 07777);
+	n->uid = d->uid;
+	n->gid = d->gid;
+	n->mtime_ns = n->ctime_ns = d->mtime_ns;
+	fs->ndirs++;
+	notify(fs, h, n, dir, n->name);
+	return 0;
+}
+
+static int apply_delete(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
+			char *why, size_t whylen)
+{
+	const struct famfs_entry_delete *d = (const void *)(h + 1);
+	const char *path = (const char *)(d + 1);
+	struct famfs_node *n, *dir;
+	char name[FAMFS_NAME_MAX + 1];
+	int r;
+
+	if (h->len < sizeof(*h) + sizeof(*d) + d->path_len) {
+		snprintf(why, whylen, "delete entry too short");
+		return -EINVAL;
+	}
+	r = check_path(path, d->path_len, why, whylen);
+	if (r)
+		return r;
+	n = famfs_node_by_ino(fs, FAMFS_ROOT_INO + d->target_seq);
+	if (!n || n->deleted || n == fs->root) {
+		snprintf(why, whylen, "delete of '%.*s': entry %llu is not live",
+			 (int)d->path_len, path,
+			 (unsigned long long)d->target_seq);
+		return -ENOENT;
+	}
+	if (S_ISDIR_MODE(n->mode) && n->nchildren) {
+		snprintf(why, whylen, "'%.*s' is a directory that is not empty",
+			 (int)d->path_len, path);
+		return -ENOTEMPTY;
+	}
+	dir = n->parent;
+	snprintf(name, sizeof(name), "%s", n->name);
+	if (n->map) {
+		struct famfs_fmap *m = malloc(famfs_fmap_sizeof(n->map->nitems));
+
+		if (m) {
+			memcpy(m, n->map, famfs_fmap_sizeof(n->map->nitems));
+			famfs_pending_add(fs, h->seq, n->holds ? n : NULL, m);
+		}
+		fs->nfiles--;
+		fs->file_bytes -= n->size;
+		fs->alloc_bytes -= famfs_fmap_bytes(n->map);
+	} else {
+		fs->ndirs--;
+	}
+	if (n->holds)
+		n->delete_seq = h->seq;
+	famfs_ns_remove(fs, n);
+	notify(fs, h, NULL, dir, name);
+	return 0;
+}
+
+static int apply_device_add(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
+			    char *why, size_t whylen)
+{
+	const struct famfs_entry_device_add *a = (const void *)(h + 1);
+	const struct famfs_dev_label *l;
+
+	if (h->len < sizeof(*h) + sizeof(*a) || a->dev_index != fs->ndev ||
+	    a->dev_index >= FAMFS_MAX_DEVICES) {
+		snprintf(why, whylen, "device add of index %u (have %u devices)",
+			 a->dev_index, fs->ndev);
+		return -EINVAL;
+	}
+	if (!fs->dev[a->dev_index]) {
+		snprintf(why, whylen,
+			 "device %u added by the log was not given (pass all devices)",
+			 a->dev_index);
+		return -ENODEV;
+	}
+	l = (const void *)fs->dev[a->dev_index]->base;
+	if (memcmp(&l->dev_uuid, &a->dev_uuid, sizeof(a->dev_uuid))) {
+		snprintf(why, whylen, "device %u's label does not match the log",
+			 a->dev_index);
+		return -EINVAL;
+	}
+	if (famfs_alloc_init_dev(fs, a->dev_index)) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	fs->ndev++;
+	notify(fs, h, NULL, NULL, NULL);
+	return 0;
+}
+
+int famfs_apply_entry(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
+		      char *why, size_t whylen)
+{
+	switch (h->type) {
+	case FAMFS_ENTRY_FILE:
+		return apply_file(fs, h, why, whylen);
+	case FAMFS_ENTRY_MKDIR:
+		return apply_mkdir(fs, h, why, whylen);
+	case FAMFS_ENTRY_DELETE:
+		return apply_delete(fs, h, why, whylen);
+	case FAMFS_ENTRY_DEVICE_ADD:
+		return apply_device_add(fs, h, why, whylen);
+	default:
+		if (h->flags & FAMFS_ENTRY_F_OPTIONAL)
+			return 0;
+		snprintf(why, whylen, "unknown entry type %u", h->type);
+		return -EPROTONOSUPPORT;
+	}
+}

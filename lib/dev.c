@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Device access: emulated devices (regular files mapped MAP_SHARED, which
+ * several processes can map at once the way several hosts share a memory
+ * device), devdax character devices and fsdax pmem block devices. Every
+ * kind ends up as one mapping of the whole device.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+FAMFS_EXPORT int famfs_emul_create(const char *path, uint64_t size,
+				   struct famfs_err *e)
+{
+	int fd, r;
+
+	if (size == 0 || size % FAMFS_UNIT_SIZE)
+		return famfs_set_err(e, -EINVAL,
+			"%s: size %llu is not a positive multiple of 2 MiB",
+			path, (unsigned long long)size);
+	if (size < 2 * FAMFS_UNIT_SIZE)
+		return famfs_set_err(e, -EINVAL,
+			"%s: size %llu is below the 4 MiB minimum", path,
+			(unsigned long long)size);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0660);
+	if (fd < 0)
+		return famfs_set_err(e, -errno, "%s: cannot create: %s", path,
+				     strerror(errno));
+	/* Allocate now: real DAX memory is always present. */
+	r = posix_fallocate(fd, 0, (off_t)size);
+	if (r == EOPNOTSUPP || r == EINVAL)
+		r = ftruncate(fd, (off_t)size) ? errno : 0;
+	if (r) {
+		close(fd);
+		unlink(path);
+		return famfs_set_err(e, -r, "%s: cannot allocate %llu bytes: %s",
+				     path, (unsigned long long)size,
+				     strerror(r));
+	}
+	close(fd);
+	return 0;
+}
+
+/* Read one unsigned number from a sysfs file. */
+static int sysfs_read_u64(const char *file, uint64_t *v)
+{
+	char buf[64];
+	FILE *f = fopen(file, "re");
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	*v = strtoull(buf, NULL, 0);
+	return 0;
+}
+
+/* A devdax device must be bound to device_dax, not kmem (system-ram). */
+static int dax_check(const char *path, const struct stat *st, uint64_t *size,
+		     struct famfs_err *e)
+{
+	char sys[PATH_MAX], link[PATH_MAX], file[PATH_MAX + 16];
+	ssize_t n;
+	const char *drv;
+
+	snprintf(sys, sizeof(sys), "/sys/dev/char/%u:%u", major(st->st_rdev),
+		 minor(st->st_rdev));
+	snprintf(file, sizeof(file), "%s/driver", sys);
+	n = readlink(file, link, sizeof(link) - 1);
+	if (n < 0)
+		return famfs_set_err(e, -ENODEV,
+			"%s: DAX device has no driver bound; bind it with "
+			"'daxctl reconfigure-device --mode=devdax'", path);
+	link[n] = '\0';
+	drv = strrchr(link, '/');
+	drv = drv ? drv + 1 : link;
+	if (strcmp(drv, "device_dax") != 0)
+		return famfs_set_err(e, -EINVAL,
+			"%s: DAX device is in '%s' mode (driver %s), not devdax; "
+			"run 'daxctl reconfigure-device --mode=devdax %s' first",
+			path, !strcmp(drv, "kmem") ? "system-ram" : drv, drv,
+			path);
+	snprintf(file, sizeof(file), "%s/size", sys);
+	if (sysfs_read_u64(file, size) != 0 || *size == 0)
+		return famfs_set_err(e, -EIO, "%s: cannot read its size from %s",
+				     path, file);
+	return 0;
+}
+
+FAMFS_EXPORT int famfs_dev_open(const char *path, bool writable,
+				struct famfs_dev **out, struct famfs_err *e)
+{
+	struct famfs_dev *d;
+	struct stat st;
+	uint64_t size = 0;
+	enum famfs_dev_kind kind;
+	int fd, r;
+	void *base;
+
+	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0)
+		return famfs_set_err(e, -errno, "%s: cannot open: %s", path,
+				     strerror(errno));
+	if (fstat(fd, &st) != 0) {
+		r = -errno;
+		close(fd);
+		return famfs_set_err(e, r, "%s: cannot stat", path);
+	}
+	if (S_ISREG(st.st_mode)) {
+		kind = FAMFS_DEV_FILE;
+		size = (uint64_t)st.st_size;
+	} else if (S_ISCHR(st.st_mode)) {
+		kind = FAMFS_DEV_DAX;
+		r = dax_check(path, &st, &size, e);
+		if (r) {
+			close(fd);
+			return r;
+		}
+	} else if (S_ISBLK(st.st_mode)) {
+		kind = FAMFS_DEV_BLOCK;
+		if (ioctl(fd, BLKGETSIZE64, &size) != 0) {
+			r = -errno;
+			close(fd);
+			return famfs_set_err(e, r, "%s: cannot get its size", path);
+		}
+	} else {
+		close(fd);
+		return famfs_set_err(e, -EINVAL,
+			"%s: not a file, DAX device or pmem block device", path);
+	}
+	if (size < 2 * FAMFS_UNIT_SIZE) {
+		close(fd);
+		return famfs_set_err(e, -EINVAL,
+			"%s: device of %llu bytes is too small (minimum 4 MiB)",
+			path, (unsigned long long)size);
+	}
+	size -= size % FAMFS_UNIT_SIZE; /* a trailing partial unit is unused */
+	base = mmap(NULL, size, PROT_READ | (writable ? PROT_WRITE : 0),
+		    MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		r = -errno;
+		close(fd);
+		return famfs_set_err(e, r, "%s: cannot map %llu bytes: %s", path,
+				     (unsigned long long)size, strerror(-r));
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->path = strdup(path))) {
+		free(d);
+		munmap(base, size);
+		close(fd);
+		return famfs_set_err(e, -ENOMEM, "out of memory");
+	}
+	d->fd = fd;
+	d->base = base;
+	d->size = size;
+	d->kind = kind;
+	d->writable = writable;
+	*out = d;
+	return 0;
+}
+
+FAMFS_EXPORT void famfs_dev_close(struct famfs_dev *d)
+{
+	if (!d)
+		return;
+	munmap(d->base, d->size);
+	close(d->fd);
+	free(d->path);
+	free(d);
+}
+
+FAMFS_EXPORT uint8_t *famfs_dev_base(const struct famfs_dev *d) { return d->base; }
+FAMFS_EXPORT uint64_t famfs_dev_size(const struct famfs_dev *d) { return d->size; }
+FAMFS_EXPORT const char *famfs_dev_path(const struct famfs_dev *d) { return d->path; }
+FAMFS_EXPORT enum famfs_dev_kind famfs_dev_kind(const struct famfs_dev *d) { return d->kind; }
+FAMFS_EXPORT int famfs_dev_fd(const struct famfs_dev *d) { return d->fd; }
+
+#define CACHELINE 64ULL
+
+#if defined(__x86_64__)
+static int cpu_flush_kind = -1; /* 0 clflush, 1 clflushopt, 2 clwb */
+
+static void cpu_flush_detect(void)
+{
+	__builtin_cpu_init();
+	unsigned int a, b, c, d;
+
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+			 : "a"(7), "c"(0));
+	cpu_flush_kind = (b & (1u << 24)) ? 2 : (b & (1u << 23)) ? 1 : 0;
+}
+
+/* Write back (and, for invalidate, drop) every cache line of [p, p+len). */
+static void cpu_cache_lines(const void *p, uint64_t len, bool invalidate)
+{
+	uintptr_t a = (uintptr_t)p & ~(CACHELINE - 1);
+	uintptr_t end = (uintptr_t)p + len;
+	int kind;
+
+	if (cpu_flush_kind < 0)
+		cpu_flush_detect();
+	/* clwb keeps the line: right after writes, wrong before reads */
+	kind = invalidate && cpu_flush_kind == 2 ? 1 : cpu_flush_kind;
+	for (; a < end; a += CACHELINE) {
+		if (kind == 2)
+			__asm__ volatile(".byte 0x66, 0x0f, 0xae, 0x30" /* clwb (%rax) */
+					 :: "a"(a) : "memory");
+		else if (kind == 1)
+			__asm__ volatile(".byte 0x66, 0x0f, 0xae, 0x38" /* clflushopt (%rax) */
+					 :: "a"(a) : "memory");
+		else
+			__asm__ volatile("clflush (%0)" :: "r"(a) : "memory");
+	}
+	__asm__ volatile("sfence" ::: "memory");
+}
+#else
+static void cpu_cache_lines(const void *p, uint64_t len, bool invalidate)
+{
+	(void)p; (void)len; (void)invalidate;
+	__sync_synchronize();
+}
+#endif
+
+void famfs_dev_flush_range(struct famfs_dev *d, const void *p, uint64_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a, end;
+
+	if (len == 0)
+		return;
+	if (d->kind == FAMFS_DEV_DAX) {
+		cpu_cache_lines(p, len, false);
+		return;
+	}
+	/* Files and block devices: the page cache is coherent on this host;
+	 * msync makes the bytes durable (a block device must reach the media
+	 * before the kernel module mounts it through DAX).
+	 */
+	a = (uintptr_t)p & ~(page - 1);
+	end = (uintptr_t)p + len;
+	msync((void *)a, end - a,
+	      d->kind == FAMFS_DEV_BLOCK ? MS_SYNC : MS_ASYNC);
+}
+
+FAMFS_EXPORT void famfs_dev_flush(struct famfs_dev *d, uint64_t off,
+				  uint64_t len)
+{
+	if (off >= d->size)
+		return;
+	if (len > d->size - off)
+		len = d->size - off;
+	famfs_dev_flush_range(d, d->base + off, len);
+}
+
+FAMFS_EXPORT void famfs_dev_invalidate(struct famfs_dev *d, uint64_t off,
+				       uint64_t len)
+{
+	if (d->kind != FAMFS_DEV_DAX || off >= d->size)
+		return;
+	if (len > d->size - off)
+		len = d->size - off;
+	cpu_cache_lines(d->base + off, len, true);
+}

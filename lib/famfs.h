@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * libfamfs public interface: devices, mkfs, open/replay, the namespace,
+ * allocation and commit. Nothing here knows about HTTP, YAML or SQLite.
+ *
+ * Conventions (as in libcxl): functions return 0 or a negative errno;
+ * those that fail also fill a caller-provided struct famfs_err with a
+ * message that names the device, path or entry concerned. The library
+ * never prints and never exits.
+ */
+#ifndef FAMFS_H
+#define FAMFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+#include "fmap_resolve.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct famfs_err {
+	int code;          /* negative errno, same as the return value */
+	char msg[640];
+};
+
+/* ---- devices ------------------------------------------------------------ */
+
+enum famfs_dev_kind {
+	FAMFS_DEV_FILE = 1,    /* emulated: a regular file mapped MAP_SHARED */
+	FAMFS_DEV_DAX = 2,     /* /dev/daxX.Y character device */
+	FAMFS_DEV_BLOCK = 3,   /* /dev/pmemN (fsdax namespace), before a mount */
+};
+
+struct famfs_dev;
+
+/*
+ * famfs_emul_create() - create an emulated device: a regular file of
+ * @size bytes (a multiple of FAMFS_UNIT_SIZE), allocated and populated now
+ * so that later copies measure copying, not page allocation. Refuses an
+ * existing path. On failure nothing is left behind.
+ */
+int famfs_emul_create(const char *path, uint64_t size, struct famfs_err *e);
+
+/*
+ * famfs_dev_open() - open and map a device of any kind. The caller frees
+ * with famfs_dev_close(). A DAX device not in devdax mode is refused.
+ */
+int famfs_dev_open(const char *path, bool writable, struct famfs_dev **out,
+		   struct famfs_err *e);
+void famfs_dev_close(struct famfs_dev *d);
+uint8_t *famfs_dev_base(const struct famfs_dev *d);
+uint64_t famfs_dev_size(const struct famfs_dev *d);
+const char *famfs_dev_path(const struct famfs_dev *d);
+enum famfs_dev_kind famfs_dev_kind(const struct famfs_dev *d);
+int famfs_dev_fd(const struct famfs_dev *d);
+
+/* Make bytes written by this host visible to other hosts (clwb/clflushopt
+ * + sfence on DAX memory, msync on files).
+ */
+void famfs_dev_flush(struct famfs_dev *d, uint64_t off, uint64_t len);
+/* Drop cached copies before reading what another host wrote. */
+void famfs_dev_invalidate(struct famfs_dev *d, uint64_t off, uint64_t len);
+
+/* ---- mkfs --------------------------------------------------------------- */
+
+struct famfs_mkfs_opts {
+	uint64_t log_size;        /* 0: FAMFS_LOG_DEFAULT_SIZE */
+	uint32_t nslots;          /* 0: 64 client slots */
+	uint32_t pack_threshold;  /* 0: 1 MiB */
+	const char *master_name;  /* NULL: this host's name */
+	bool force;               /* overwrite an existing famfs */
+};
+
+/*
+ * famfs_mkfs() - write labels, superblock (+ backup), slot table and an
+ * empty log on @ndev devices; device i of @paths becomes index i. All
+ * checks run before the first byte is written.
+ */
+int famfs_mkfs(const char *const *paths, unsigned ndev,
+	       const struct famfs_mkfs_opts *o, struct famfs_uuid *fs_uuid,
+	       struct famfs_err *e);
+
+/* ---- open, replay ------------------------------------------------------- */
+
+enum famfs_open_flags {
+	FAMFS_OPEN_READ = 0,      /* offline tools: no lock, no slot */
+	FAMFS_OPEN_MASTER = 1,    /* writer lock, allocator, appends */
+	FAMFS_OPEN_CLIENT = 2,    /* claims a client slot, publishes replay */
+	FAMFS_OPEN_FORCE = 4,     /* master: take over from another host */
+};
+
+struct famfs_open_opts {
+	unsigned flags;           /* enum famfs_open_flags */
+	const char *host_name;    /* NULL: gethostname() */
+};
+
+struct famfs_fs;
+struct famfs_node;
+
+/*
+ * famfs_open() - open a filesystem from its devices, given in any order
+ * (they are matched by label). Replays the whole log. Free with
+ * famfs_close(), which also releases a client slot or the writer lock.
+ */
+int famfs_open(const char *const *paths, unsigned ndev,
+	       const struct famfs_open_opts *o, struct famfs_fs **out,
+	       struct famfs_err *e);
+void famfs_close(struct famfs_fs *fs);
+
+/* What replay found past the last valid entry. */
+struct famfs_log_status {
+	uint64_t last_seq;        /* seq of the last applied entry */
+	uint64_t entries;         /* valid entries in the log */
+	uint64_t used_bytes;      /* header + valid entries */
+	uint64_t size_bytes;      /* log size */
+	int tail_state;           /* enum famfs_tail_state */
+	uint64_t tail_offset;     /* log offset where the valid log ends */
+	char tail_reason[160];    /* why the next bytes are not an entry */
+	uint64_t skipped;         /* CRC-valid entries that could not apply */
+	char skip_reason[200];    /* the last such entry and why */
+};
+
+enum famfs_tail_state {
+	FAMFS_TAIL_CLEAN = 0,     /* zeros or end of log: nothing appended */
+	FAMFS_TAIL_TORN = 1,      /* a bad entry: torn append or corruption */
+};
+
+/*
+ * Called for every entry replay applies, after the tree is updated and with
+ * the write lock held: it must not call into libfamfs and should only queue
+ * work (e.g. FUSE notifications sent later from another thread). For a
+ * DELETE, @node is NULL (or a held zombie) and the deleted inode number is
+ * FAMFS_ROOT_INO + the delete entry's target_seq.
+ */
+typedef void (*famfs_change_fn)(void *arg, const struct famfs_entry_hdr *h,
+				struct famfs_node *node,
+				struct famfs_node *parent, const char *name);
+void famfs_set_change_cb(struct famfs_fs *fs, famfs_change_fn fn, void *arg);
+
+/*
+ * famfs_replay() - apply entries appended since the last replay (a client
+ * follows the log by calling this). Returns the number applied (>= 0) or a
+ * negative errno. A torn or corrupt entry is never applied; it is reported
+ * in famfs_log_status().
+ */
+int famfs_replay(struct famfs_fs *fs, struct famfs_err *e);
+void famfs_log_status(struct famfs_fs *fs, struct famfs_log_status *st);
+
+/* The tree is shared by threads: hold the read lock while using nodes
+ * found through it; replay and the mutating calls take the write lock.
+ */
+void famfs_fs_rdlock(struct famfs_fs *fs);
+void famfs_fs_unlock(struct famfs_fs *fs);
+
+/* ---- namespace ---------------------------------------------------------- */
+
+struct famfs_fmap {
+	uint16_t type;            /* enum famfs_map_type */
+	uint16_t nitems;
+	uint32_t reserved;
+	uint64_t chunk;
+	struct famfs_map_item items[];
+};
+
+struct famfs_attr {
+	uint64_t ino;             /* 1 = root; else 1 + seq of the creating entry */
+	uint32_t mode;
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t nlink;
+	uint64_t size;
+	uint64_t alloc_bytes;     /* bytes the map holds */
+	uint64_t mtime_ns;
+	uint64_t ctime_ns;
+};
+
+#define FAMFS_ROOT_INO 1ULL
+
+struct famfs_node *famfs_root(struct famfs_fs *fs);
+/* @path is absolute within the fs ("/a/b") or relative to the root. */
+struct famfs_node *famfs_lookup(struct famfs_fs *fs, const char *path);
+struct famfs_node *famfs_lookup_child(struct famfs_fs *fs,
+				      struct famfs_node *dir, const char *name);
+struct famfs_node *famfs_node_by_ino(struct famfs_fs *fs, uint64_t ino);
+struct famfs_node *famfs_node_first_child(struct famfs_node *dir);
+struct famfs_node *famfs_node_next_sibling(struct famfs_node *n);
+struct famfs_node *famfs_node_parent(struct famfs_node *n);
+const char *famfs_node_name(const struct famfs_node *n);
+void famfs_node_attr(const struct famfs_node *n, struct famfs_attr *a);
+bool famfs_node_is_dir(const struct famfs_node *n);
+/* The file's map, owned by the node; NULL for a directory. */
+const struct famfs_fmap *famfs_node_map(const struct famfs_node *n);
+/* Full path of @n into @buf ("/a/b"); returns length or -ENAMETOOLONG. */
+int famfs_node_path(const struct famfs_node *n, char *buf, size_t len);
+
+/*
+ * A client that keeps a file open (or mapped) holds it, so that a delete
+ * replayed meanwhile does not let the master reuse the space: the slot's
+ * published position stays before the tombstone until the last release.
+ */
+void famfs_node_hold(struct famfs_fs *fs, struct famfs_node *n);
+void famfs_node_release(struct famfs_fs *fs, struct famfs_node *n);
+
+/* ---- file maps ---------------------------------------------------------- */
+
+/* Resolve through a whole map; see famfs_resolve_items(). */
+int famfs_fmap_resolve(const struct famfs_fmap *m, uint64_t off,
+		       struct famfs_loc *loc);
+uint64_t famfs_fmap_bytes(const struct famfs_fmap *m);
+size_t famfs_fmap_sizeof(unsigned nitems);
+struct famfs_dev *famfs_fs_dev(struct famfs_fs *fs, uint32_t dev_index);
+unsigned famfs_fs_ndevices(const struct famfs_fs *fs);
+
+/*
+ * famfs_read() - copy up to @len bytes of file @n at @off into @buf.
+ * Returns bytes copied (0 at EOF). famfs_write() is the master's twin,
+ * limited to the file's allocation (-EFBIG beyond it).
+ */
+int64_t famfs_read(struct famfs_fs *fs, const struct famfs_fmap *m,
+		   uint64_t fsize, uint64_t off, void *buf, uint64_t len);
+int64_t famfs_write_map(struct famfs_fs *fs, const struct famfs_fmap *m,
+			uint64_t off, const void *buf, uint64_t len);
+
+/* ---- master: allocate, commit, delete ---------------------------------- */
+
+struct famfs_alloc_policy {
+	uint32_t nstrips;         /* 0: all devices (1 on one device) */
+	uint64_t chunk;           /* 0: FAMFS_UNIT_SIZE; a multiple of it */
+};
+
+/*
+ * famfs_alloc() - reserve space for a file of @size bytes. Small files are
+ * packed at 4 KiB; files larger than one chunk with nstrips > 1 get an
+ * interleave descriptor; others one extent. The reservation is in memory
+ * only: commit it with famfs_commit_file() or give it back with
+ * famfs_alloc_release(). -ENOSPC changes nothing. Caller frees *out.
+ */
+int famfs_alloc(struct famfs_fs *fs, uint64_t size,
+		const struct famfs_alloc_policy *p, struct famfs_fmap **out,
+		struct famfs_err *e);
+void famfs_alloc_release(struct famfs_fs *fs, const struct famfs_fmap *m);
+
+struct famfs_file_attr {
+	uint64_t size;
+	uint32_t mode;            /* permission bits; S_IFREG is implied */
+	uint32_t uid;
+	uint32_t gid;
+	uint64_t mtime_ns;        /* 0: now */
+};
+
+/*
+ * famfs_commit_file() - append a FILE entry for a reserved map after its
+ * data is written and flushed. Parents must exist. On success the node
+ * owns a copy of @m (the caller still frees its own).
+ */
+int famfs_commit_file(struct famfs_fs *fs, const char *path,
+		      const struct famfs_file_attr *a,
+		      const struct famfs_fmap *m, struct famfs_err *e);
+
+/* alloc + zero-fill (or @data of a->size bytes) + flush + commit. */
+int famfs_create_file(struct famfs_fs *fs, const char *path,
+		      const struct famfs_file_attr *a,
+		      const struct famfs_alloc_policy *p, const void *data,
+		      struct famfs_err *e);
+
+int famfs_mkdir(struct famfs_fs *fs, const char *path, uint32_t mode,
+		uint32_t uid, uint32_t gid, struct famfs_err *e);
+/* A file, or an empty directory: appends a tombstone. */
+int famfs_unlink(struct famfs_fs *fs, const char *path, struct famfs_err *e);
+
+/* Make a tombstone's space reusable once every live client is past it. */
+int famfs_reclaim(struct famfs_fs *fs);
+
+/* Validate a path for the format: absolute or relative, components 1..255
+ * bytes, no "." or "..", whole <= FAMFS_PATH_MAX. Normalizes into @out
+ * ("/a/b", no trailing slash).
+ */
+int famfs_path_normalize(const char *in, char *out, size_t outlen,
+			 struct famfs_err *e);
+
+/* ---- space and clients -------------------------------------------------- */
+
+struct famfs_space {
+	uint64_t total_bytes;     /* allocatable bytes on all devices */
+	uint64_t free_bytes;      /* allocatable now */
+	uint64_t pending_bytes;   /* deleted, waiting for clients */
+	uint64_t file_bytes;      /* sum of file sizes */
+	uint64_t alloc_bytes;     /* sum of file allocations */
+	uint64_t nfiles;
+	uint64_t ndirs;
+};
+void famfs_statfs(struct famfs_fs *fs, struct famfs_space *s);
+
+struct famfs_slot_info {
+	uint32_t index;
+	uint32_t state;           /* enum famfs_slot_state */
+	char host_name[25];
+	uint64_t replayed_seq;
+	uint64_t heartbeat_ns;
+};
+/* Fills up to @max slots in use; returns how many. */
+int famfs_slots(struct famfs_fs *fs, struct famfs_slot_info *out, int max);
+/* Evict a client that is gone for good, so reclaim stops waiting for it. */
+int famfs_slot_evict(struct famfs_fs *fs, uint32_t index, struct famfs_err *e);
+
+/* Filesystem identity and geometry from the superblock. */
+const struct famfs_superblock *famfs_fs_sb(const struct famfs_fs *fs);
+bool famfs_fs_is_master(const struct famfs_fs *fs);
+
+/* ---- helpers shared by the tools --------------------------------------- */
+
+/* "2MiB", "1G", "4096" -> bytes. Returns 0 or -EINVAL. */
+int famfs_parse_size(const char *s, uint64_t *out);
+void famfs_uuid_generate(struct famfs_uuid *u);
+void famfs_uuid_unparse(const struct famfs_uuid *u, char out[37]);
+uint32_t famfs_crc32c(uint32_t crc, const void *buf, size_t len);
+uint64_t famfs_now_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FAMFS_H */

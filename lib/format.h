@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * famfs on-media format: the single home of every structure that lives in
+ * the shared memory. docs/format.md describes the same layout in prose;
+ * change both in one commit.
+ *
+ * Rules: every field is little-endian and fixed-width; no long, size_t,
+ * time_t, bitfields or compiler-dependent padding (every struct is padded
+ * by hand and its size is checked at compile time). This header is also
+ * included by the kernel module (kmod/), so it only uses the fixed-width
+ * integer names that both worlds define.
+ */
+#ifndef FAMFS_FORMAT_H
+#define FAMFS_FORMAT_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#define FAMFS_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#else
+#include <stdint.h>
+#define FAMFS_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#endif
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+/* The structs below are read in place; a big-endian port needs accessors. */
+#error "famfs: on-media structs are little-endian; add byte-swapping accessors"
+#endif
+
+#define FAMFS_KiB (1024ULL)
+#define FAMFS_MiB (1024ULL * 1024ULL)
+#define FAMFS_GiB (1024ULL * FAMFS_MiB)
+
+/* Allocation unit on every device, and the alignment of every device size. */
+#define FAMFS_UNIT_SIZE (2 * FAMFS_MiB)
+/* Granularity of packed small files inside a shared unit. */
+#define FAMFS_BLOCK_SIZE (4 * FAMFS_KiB)
+#define FAMFS_BLOCKS_PER_UNIT (FAMFS_UNIT_SIZE / FAMFS_BLOCK_SIZE)
+
+#define FAMFS_FORMAT_MAJOR 1
+#define FAMFS_FORMAT_MINOR 0
+
+#define FAMFS_MAX_DEVICES 64
+#define FAMFS_MAX_STRIPS 64
+#define FAMFS_MAX_EXTENTS 64
+#define FAMFS_PATH_MAX 4095 /* bytes, without a terminating NUL */
+#define FAMFS_NAME_MAX 255
+#define FAMFS_MAX_SLOTS 256
+#define FAMFS_HOSTNAME_LEN 64
+
+/* ---- device layout --------------------------------------------------------
+ * Every device (offset 0): a device label.
+ * Device 0 also holds:
+ *   FAMFS_SB_OFFSET         the superblock
+ *   FAMFS_SLOTS_OFFSET      the client slot table
+ *   FAMFS_SB_BACKUP_OFFSET  the backup superblock
+ *   FAMFS_LOG_OFFSET        the log (header + entries), log_size bytes
+ * The first unit of every device, and the log on device 0, are never
+ * allocated to files.
+ */
+#define FAMFS_LABEL_OFFSET 0ULL
+#define FAMFS_SB_OFFSET (4 * FAMFS_KiB)
+#define FAMFS_SLOTS_OFFSET (64 * FAMFS_KiB)
+#define FAMFS_SB_BACKUP_OFFSET (1 * FAMFS_MiB)
+#define FAMFS_LOG_OFFSET (2 * FAMFS_MiB)
+#define FAMFS_LOG_MIN_SIZE (2 * FAMFS_MiB)
+#define FAMFS_LOG_DEFAULT_SIZE (64 * FAMFS_MiB)
+#define FAMFS_LOG_HEADER_SIZE 4096ULL
+
+#define FAMFS_LABEL_MAGIC 0x314c424c53464d46ULL  /* "FMFSLBL1" */
+#define FAMFS_SB_MAGIC 0x3142535346534d46ULL     /* "FMSFSSB1" */
+#define FAMFS_LOGHDR_MAGIC 0x31474f4c53464d46ULL /* "FMFSLOG1" */
+#define FAMFS_SLOT_MAGIC 0x544f4c53U             /* "SLOT" */
+#define FAMFS_ENTRY_MAGIC 0x31454c46U            /* "FLE1" */
+
+struct famfs_uuid {
+	uint8_t b[16];
+};
+
+/* 256 bytes at offset 0 of every device. */
+struct famfs_dev_label {
+	uint64_t magic;            /* FAMFS_LABEL_MAGIC */
+	uint32_t crc;              /* CRC32C of the label with crc = 0 */
+	uint16_t format_major;
+	uint16_t format_minor;
+	struct famfs_uuid fs_uuid;
+	struct famfs_uuid dev_uuid;
+	uint64_t dev_size;         /* bytes, multiple of FAMFS_UNIT_SIZE */
+	uint32_t dev_index;        /* 0 .. ndevices-1 */
+	uint32_t reserved0;
+	uint8_t reserved[192];
+};
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_dev_label) == 256, "label size");
+
+struct famfs_sb_device {
+	struct famfs_uuid dev_uuid;
+	uint64_t dev_size;
+	uint64_t reserved;
+};
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_sb_device) == 32, "sb device size");
+
+/* 4096 bytes at FAMFS_SB_OFFSET (and FAMFS_SB_BACKUP_OFFSET) of device 0. */
+struct famfs_superblock {
+	uint64_t magic;            /* FAMFS_SB_MAGIC */
+	uint32_t crc;              /* CRC32C of all 4096 bytes with crc = 0 */
+	uint16_t format_major;
+	uint16_t format_minor;
+	struct famfs_uuid fs_uuid;
+	uint64_t created_ns;       /* CLOCK_REALTIME at mkfs */
+	uint64_t log_offset;       /* on device 0 */
+	uint64_t log_size;         /* bytes incl. the log header */
+	uint64_t slots_offset;     /* on device 0 */
+	uint32_t nslots;
+	uint32_t ndevices;         /* devices at mkfs; more come by log entry */
+	uint32_t unit_size;        /* FAMFS_UNIT_SIZE */
+	uint32_t pack_threshold;   /* files <= this are packed at 4 KiB */
+	struct famfs_uuid master_uuid;          /* the one writer's identity */
+	char master_name[FAMFS_HOSTNAME_LEN];   /* NUL-padded */
+	uint8_t reserved0[1792 - 160];
+	struct famfs_sb_device devices[FAMFS_MAX_DEVICES]; /* at byte 1792 */
+	uint8_t reserved1[256];
+};
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_superblock) == 4096, "sb size");
+
+/* 64 bytes per slot, one cache line, written only by its owner (or evict). */
+enum famfs_slot_state {
+	FAMFS_SLOT_FREE = 0,
+	FAMFS_SLOT_LIVE = 1,
+	FAMFS_SLOT_EVICTED = 2,
+};
+
+struct famfs_client_slot {
+	uint32_t magic;            /* FAMFS_SLOT_MAGIC when ever used */
+	uint32_t state;            /* enum famfs_slot_state */
+	struct famfs_uuid host_uuid;
+	uint64_t replayed_seq;     /* last log seq this client has applied */
+	uint64_t heartbeat_ns;     /* CLOCK_REALTIME of the last update */
+	char host_name[24];        /* for humans, NUL-padded, may be cut */
+};
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_client_slot) == 64, "slot size");
+
+/* 4096 bytes at the start of the log. Written once by mkfs, never again:
+ * the tail is found by scanning, so no mutable counter needs protecting.
+ */
+struct famfs_log_header {
+	uint64_t magic;            /* FAMFS_LOGHDR_MAGIC */
+	uint32_t crc;              /* CRC32C of all 4096 bytes with crc = 0 */
+	uint32_t header_size;      /* FAMFS_LOG_HEADER_SIZE */
+	struct famfs_uuid fs_uuid;
+	uint64_t log_size;         /* equals the superblock's */
+	uint64_t first_seq;        /* seq of the first entry: 1 */
+	uint8_t reserved[4096 - 48];
+};
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_log_header) == 4096, "loghdr size");
+
+/* ---- log entries ---------------------------------------------------------
+ * Entries follow the log header back to back, each a multiple of 8 bytes.
+ * An entry counts only if magic, fs_tag, len, seq (== previous + 1) and the
+ * CRC32C over all len bytes (crc field = 0) are right; the first entry that
+ * fails ends the valid log.
+ */
+enum famfs_entry_type {
+	FAMFS_ENTRY_FILE = 1,       /* create a file with its map */
+	FAMFS_ENTRY_MKDIR = 2,
+	FAMFS_ENTRY_DELETE = 3,     /* tombstone for a file or empty dir */
+	FAMFS_ENTRY_DEVICE_ADD = 4,
+};
+
+#define FAMFS_ENTRY_F_OPTIONAL 0x0001 /* a reader may skip an unknown type */
+
+struct famfs_entry_hdr {
+	uint32_t magic;            /* FAMFS_ENTRY_MAGIC */
+	uint32_t crc;
+	uint64_t seq;              /* 1, 2, 3, ... without gaps */
+	uint64_t fs_tag;           /* first 8 bytes of fs_uuid, little-endian */
+	uint32_t len;              /* whole entry, multiple of 8 */
+	uint16_t type;             /* enum famfs_entry_type */
+	uint16_t flags;
+	uint64_t logged_ns;        /* CLOCK_REALTIME of the append */
+};
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_entry_hdr) == 40, "entry hdr size");
+
+enum famfs_map_type {
+	FAMFS_MAP_EXTENTS = 1,
+	FAMFS_MAP_INTERLEAVE = 2,
+};
+
+/* An extent, or one strip of an interleave descriptor. */
+struct famfs_map_item {
+	uint32_t dev_index;
+	uint32_t reserved;
+	uint64_t offset;           /* device offset */
+	uint64_t length;
+};
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_map_item) == 24, "map item size");
+
+/* FILE: hdr, this, nitems * famfs_map_item, path bytes, zero pad to 8. */
+struct famfs_entry_file {
+	uint64_t size;             /* file size in bytes */
+	uint64_t mtime_ns;
+	uint64_t ctime_ns;
+	uint32_t mode;             /* S_IFREG | permission bits */
+	uint32_t uid;
+	uint32_t gid;
+	uint16_t map_type;         /* enum famfs_map_type */
+	uint16_t nitems;           /* extents, or strips */
+	uint64_t chunk;            /* interleave chunk in bytes, 0 for extents */
+	uint16_t path_len;         /* bytes, no NUL, <= FAMFS_PATH_MAX */
+	uint16_t reserved0;
+	uint32_t reserved1;
+};
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_entry_file) == 56, "file entry size");
+
+/* MKDIR: hdr, this, path bytes, pad. */
+struct famfs_entry_mkdir {
+	uint64_t mtime_ns;
+	uint32_t mode;             /* S_IFDIR | permission bits */
+	uint32_t uid;
+	uint32_t gid;
+	uint16_t path_len;
+	uint16_t reserved0;
+};
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_entry_mkdir) == 24, "mkdir size");
+
+/* DELETE: hdr, this, path bytes, pad. target_seq names the entry that
+ * created what is deleted, so readers need no path lookup to free space.
+ */
+struct famfs_entry_delete {
+	uint64_t target_seq;
+	uint16_t path_len;
+	uint16_t reserved0;
+	uint32_t reserved1;
+};
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_entry_delete) == 16, "delete size");
+
+/* DEVICE_ADD: hdr, this. The device's label is written before the entry. */
+struct famfs_entry_device_add {
+	struct famfs_uuid dev_uuid;
+	uint64_t dev_size;
+	uint32_t dev_index;
+	uint32_t reserved;
+};
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_entry_device_add) == 32, "devadd size");
+
+#endif /* FAMFS_FORMAT_H */

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* libfamfs internals: shared between the lib sources only, never installed. */
+#ifndef FAMFS_INTERNAL_H
+#define FAMFS_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "famfs.h"
+
+#define FAMFS_EXPORT __attribute__((visibility("default")))
+#define S_ISDIR_MODE(m) (((m) & 0170000) == 0040000)
+#define S_ISREG_MODE(m) (((m) & 0170000) == 0100000)
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
+#define ROUND_UP(n, d) (DIV_ROUND_UP(n, d) * (d))
+
+static inline void freep(void *p) { free(*(void **)p); }
+#define _cleanup_free_ __attribute__((cleanup(freep)))
+
+/* Fill @e (if any) and return @code (a negative errno). */
+int famfs_set_err(struct famfs_err *e, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+struct famfs_dev {
+	char *path;
+	int fd;
+	uint8_t *base;
+	uint64_t size;
+	enum famfs_dev_kind kind;
+	bool writable;
+};
+
+struct famfs_node {
+	uint64_t ino;
+	uint64_t create_seq;          /* 0 for the root */
+	struct famfs_node *parent;
+	struct famfs_node *first_child;
+	struct famfs_node *next_sibling;
+	struct famfs_node *prev_sibling;
+	struct famfs_node *name_next; /* chain in fs->names */
+	struct famfs_node *ino_next;  /* chain in fs->inos */
+	char *name;
+	uint32_t name_hash;
+	uint32_t mode, uid, gid;
+	uint32_t nchildren;
+	uint32_t holds;
+	bool deleted;
+	uint64_t delete_seq;
+	uint64_t size;
+	uint64_t mtime_ns, ctime_ns;
+	struct famfs_fmap *map;
+	struct famfs_node *zombie_next;
+};
+
+struct node_table {
+	struct famfs_node **buckets;
+	uint64_t nbuckets;            /* power of two */
+	uint64_t count;
+};
+
+/* A packed unit: 4 KiB blocks of one 2 MiB unit shared by small files. */
+struct pack_unit {
+	uint8_t in_use;               /* table slot holds this (dev, unit) */
+	uint8_t active;               /* the unit is currently a pack unit */
+	uint16_t reserved;
+	uint32_t dev;
+	uint32_t free_blocks;
+	uint64_t unit;
+	uint64_t bits[FAMFS_BLOCKS_PER_UNIT / 64]; /* 1 = used */
+};
+
+struct dev_alloc {
+	uint64_t nunits;
+	uint64_t first_unit;          /* units below are metadata */
+	uint64_t free_units;
+	uint64_t hint;
+	uint64_t *bits;               /* 1 = used (whole or packed) */
+};
+
+struct pending_free {
+	uint64_t seq;                 /* the tombstone's seq */
+	struct famfs_node *held_by;   /* a local holder keeps it, or NULL */
+	struct famfs_fmap *map;
+	struct pending_free *next;
+};
+
+struct famfs_alloc_state {
+	struct dev_alloc dev[FAMFS_MAX_DEVICES];
+	struct pack_unit *packs;      /* open-addressed by (dev, unit), never shrinks */
+	uint64_t npack_slots;         /* power of two */
+	uint64_t npacks;
+	uint64_t pack_cursor;
+	struct pending_free *pending;
+	uint64_t pending_bytes;
+};
+
+struct famfs_fs {
+	unsigned ndev;
+	struct famfs_dev *dev[FAMFS_MAX_DEVICES];
+	struct famfs_superblock sb;   /* copy of the valid superblock */
+	unsigned flags;
+	char host_name[FAMFS_HOSTNAME_LEN];
+	pthread_rwlock_t lock;
+
+	/* log */
+	uint8_t *log;                 /* device 0 base + log_offset */
+	uint64_t log_size;
+	uint64_t fs_tag;
+	uint64_t tail;                /* offset of the next entry */
+	uint64_t last_seq;
+	uint64_t nentries;
+	uint64_t skipped;             /* CRC-valid entries that could not apply */
+	bool map_reserved;            /* commit in progress: map already marked */
+	char last_skip[200];
+	int tail_state;
+	char tail_reason[160];
+
+	/* namespace */
+	struct famfs_node *root;
+	struct node_table names;
+	struct node_table inos;
+	struct famfs_node *zombies;   /* deleted but still held locally */
+	uint64_t nfiles, ndirs, file_bytes, alloc_bytes;
+
+	struct famfs_alloc_state alloc;
+	uint64_t alloc_errors;        /* overlapping / out-of-range maps */
+	char last_alloc_error[200];
+
+	int slot;                     /* client slot index or -1 */
+	struct famfs_uuid session_uuid;
+	uint64_t published_seq;
+	uint64_t published_ns;
+
+	famfs_change_fn change_fn;
+	void *change_arg;
+};
+
+/* dev.c */
+void famfs_dev_flush_range(struct famfs_dev *d, const void *p, uint64_t len);
+
+/* util.c */
+uint64_t famfs_fs_tag(const struct famfs_uuid *u);
+void famfs_host_default_name(char *buf, size_t len);
+uint32_t famfs_hash_name(const char *s, size_t len, uint64_t parent);
+
+/* sb.c */
+int famfs_sb_check(const struct famfs_superblock *sb, const char *where,
+		   struct famfs_err *e);
+int famfs_label_check(const struct famfs_dev_label *l, const char *path,
+		      struct famfs_err *e);
+void famfs_sb_seal(struct famfs_superblock *sb);
+int famfs_sb_write(struct famfs_fs *fs);
+
+/* ns.c */
+int famfs_ns_init(struct famfs_fs *fs);
+void famfs_ns_free(struct famfs_fs *fs);
+struct famfs_node *famfs_ns_add(struct famfs_fs *fs, struct famfs_node *dir,
+				const char *name, size_t nlen, uint64_t seq);
+void famfs_ns_remove(struct famfs_fs *fs, struct famfs_node *n);
+/* Split @path into parent dir + last name; NULL if the parent is absent. */
+struct famfs_node *famfs_ns_parent(struct famfs_fs *fs, const char *path,
+				   size_t plen, const char **name,
+				   size_t *nlen);
+struct famfs_node *famfs_ns_child(struct famfs_fs *fs, struct famfs_node *dir,
+				  const char *name, size_t nlen);
+
+/* alloc.c */
+int famfs_alloc_init(struct famfs_fs *fs);
+int famfs_alloc_init_dev(struct famfs_fs *fs, unsigned d);
+void famfs_alloc_free_state(struct famfs_fs *fs);
+/* Mark a committed map used; -EEXIST on overlap, -ERANGE out of range. */
+int famfs_alloc_mark(struct famfs_fs *fs, const struct famfs_fmap *m,
+		     char *why, size_t whylen);
+void famfs_alloc_unmark(struct famfs_fs *fs, const struct famfs_fmap *m);
+int famfs_alloc_mark_item(struct famfs_fs *fs, const struct famfs_map_item *it,
+			  char *why, size_t whylen);
+void famfs_alloc_unmark_item(struct famfs_fs *fs, const struct famfs_map_item *it);
+bool famfs_bit_test(const uint64_t *b, uint64_t i);
+uint64_t famfs_bits_find_run(const uint64_t *b, uint64_t from, uint64_t limit,
+			     uint64_t n);
+int famfs_alloc_map(struct famfs_fs *fs, uint64_t size,
+		    const struct famfs_alloc_policy *p, struct famfs_fmap **out,
+		    struct famfs_err *e);
+void famfs_pending_add(struct famfs_fs *fs, uint64_t seq,
+		       struct famfs_node *held_by, struct famfs_fmap *m);
+void famfs_pending_unhold(struct famfs_fs *fs, struct famfs_node *n);
+uint64_t famfs_alloc_free_bytes(struct famfs_fs *fs);
+uint64_t famfs_alloc_total_bytes(struct famfs_fs *fs);
+
+/* log.c */
+/* Validate the entry at log offset @off; returns its length or -errno,
+ * with a reason in @why.
+ */
+int64_t famfs_entry_check(const struct famfs_fs *fs, uint64_t off,
+			  uint64_t expect_seq, char *why, size_t whylen);
+int famfs_log_append(struct famfs_fs *fs, uint16_t type, const void *body,
+		     uint32_t body_len, const void *tail, uint32_t tail_len,
+		     struct famfs_err *e);
+int famfs_log_scan(struct famfs_fs *fs, struct famfs_err *e);
+
+/* apply.c: turn one valid entry into tree and allocator state. */
+int famfs_reclaim_locked(struct famfs_fs *fs);
+int famfs_apply_entry(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
+		      char *why, size_t whylen);
+
+/* slots.c */
+int famfs_slot_claim(struct famfs_fs *fs, struct famfs_err *e);
+void famfs_slot_release(struct famfs_fs *fs);
+void famfs_slot_publish(struct famfs_fs *fs);
+uint64_t famfs_slots_min_live(struct famfs_fs *fs, bool *any);
+
+#endif

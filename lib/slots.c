@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The client slot table in shared memory: every client publishes how far
+ * it has replayed, so the master reuses a deleted file's space only after
+ * every live client is past the tombstone (docs/format.md, "Space reuse").
+ * Each slot is written only by its owner, except that an operator may
+ * evict a client that is gone for good.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+static struct famfs_client_slot *slot_at(struct famfs_fs *fs, unsigned i)
+{
+	return (struct famfs_client_slot *)(fs->dev[0]->base + fs->sb.slots_offset) + i;
+}
+
+static void slot_flush(struct famfs_fs *fs, unsigned i)
+{
+	famfs_dev_flush_range(fs->dev[0], slot_at(fs, i), sizeof(struct famfs_client_slot));
+}
+
+static void slot_invalidate(struct famfs_fs *fs)
+{
+	famfs_dev_invalidate(fs->dev[0], fs->sb.slots_offset,
+			     fs->sb.nslots * sizeof(struct famfs_client_slot));
+}
+
+/* What this client may safely claim to have replayed: not past a delete of
+ * a file it still holds open.
+ */
+static uint64_t safe_position(struct famfs_fs *fs)
+{
+	uint64_t pos = fs->last_seq;
+
+	for (struct famfs_node *z = fs->zombies; z; z = z->zombie_next)
+		if (z->holds && z->delete_seq && z->delete_seq - 1 < pos)
+			pos = z->delete_seq - 1;
+	return pos;
+}
+
+int famfs_slot_claim(struct famfs_fs *fs, struct famfs_err *e)
+{
+	famfs_uuid_generate(&fs->session_uuid);
+	/* Two hosts may race for one free slot: write, flush, re-read after a
+	 * pause, and move on if another claim won.
+	 */
+	for (unsigned attempt = 0; attempt < 4; attempt++) {
+		slot_invalidate(fs);
+		for (unsigned i = 0; i < fs->sb.nslots; i++) {
+			struct famfs_client_slot *s = slot_at(fs, i);
+			struct timespec pause = { 0, 200000 };
+
+			if (s->magic == FAMFS_SLOT_MAGIC && s->state == FAMFS_SLOT_LIVE)
+				continue;
+			memset(s, 0, sizeof(*s));
+			s->magic = FAMFS_SLOT_MAGIC;
+			s->host_uuid = fs->session_uuid;
+			s->replayed_seq = safe_position(fs);
+			s->heartbeat_ns = famfs_now_ns();
+			memcpy(s->host_name, fs->host_name,
+			       strnlen(fs->host_name, sizeof(s->host_name)));
+			__atomic_store_n(&s->state, FAMFS_SLOT_LIVE, __ATOMIC_RELEASE);
+			slot_flush(fs, i);
+			nanosleep(&pause, NULL);
+			famfs_dev_invalidate(fs->dev[0], fs->sb.slots_offset +
+					     i * sizeof(*s), sizeof(*s));
+			if (!memcmp(&s->host_uuid, &fs->session_uuid, 16)) {
+				fs->slot = (int)i;
+				fs->published_seq = s->replayed_seq;
+				return 0;
+			}
+		}
+	}
+	return famfs_set_err(e, -EBUSY,
+		"all %u client slots are taken; evict clients that are gone "
+		"('famfs-cli clients --evict N') or mkfs with more slots",
+		fs->sb.nslots);
+}
+
+void famfs_slot_release(struct famfs_fs *fs)
+{
+	struct famfs_client_slot *s = slot_at(fs, (unsigned)fs->slot);
+
+	famfs_dev_invalidate(fs->dev[0], fs->sb.slots_offset +
+			     (unsigned)fs->slot * sizeof(*s), sizeof(*s));
+	if (!memcmp(&s->host_uuid, &fs->session_uuid, 16)) {
+		s->state = FAMFS_SLOT_FREE;
+		slot_flush(fs, (unsigned)fs->slot);
+	}
+	fs->slot = -1;
+}
+
+/* Called after each replay: cheap unless the position moved or a second
+ * passed (the heartbeat tells operators which clients are alive).
+ */
+void famfs_slot_publish(struct famfs_fs *fs)
+{
+	struct famfs_client_slot *s = slot_at(fs, (unsigned)fs->slot);
+	uint64_t pos = safe_position(fs), now = famfs_now_ns();
+
+	if (pos == fs->published_seq && now - fs->published_ns < 1000000000ULL)
+		return;
+	if (memcmp(&s->host_uuid, &fs->session_uuid, 16) ||
+	    s->state != FAMFS_SLOT_LIVE)
+		return; /* evicted: stay out of the master's way */
+	s->replayed_seq = pos;
+	s->heartbeat_ns = now;
+	slot_flush(fs, (unsigned)fs->slot);
+	fs->published_seq = pos;
+	fs->published_ns = now;
+}
+
+uint64_t famfs_slots_min_live(struct famfs_fs *fs, bool *any)
+{
+	uint64_t min = UINT64_MAX;
+
+	*any = false;
+	slot_invalidate(fs);
+	for (unsigned i = 0; i < fs->sb.nslots; i++) {
+		struct famfs_client_slot *s = slot_at(fs, i);
+
+		if (s->magic != FAMFS_SLOT_MAGIC || s->state != FAMFS_SLOT_LIVE)
+			continue;
+		*any = true;
+		if (s->replayed_seq < min)
+			min = s->replayed_seq;
+	}
+	return min;
+}
+
+FAMFS_EXPORT int famfs_slots(struct famfs_fs *fs, struct famfs_slot_info *out,
+			     int max)
+{
+	int n = 0;
+
+	slot_invalidate(fs);
+	for (unsigned i = 0; i < fs->sb.nslots && n < max; i++) {
+		struct famfs_client_slot *s = slot_at(fs, i);
+
+		if (s->magic != FAMFS_SLOT_MAGIC || s->state == FAMFS_SLOT_FREE)
+			continue;
+		out[n].index = i;
+		out[n].state = s->state;
+		memcpy(out[n].host_name, s->host_name, sizeof(s->host_name));
+		out[n].host_name[24] = '\0';
+		out[n].replayed_seq = s->replayed_seq;
+		out[n].heartbeat_ns = s->heartbeat_ns;
+		n++;
+	}
+	return n;
+}
+
+FAMFS_EXPORT int famfs_slot_evict(struct famfs_fs *fs, uint32_t index,
+				  struct famfs_err *e)
+{
+	struct famfs_client_slot *s;
+
+	if (!fs->dev[0]->writable)
+		return famfs_set_err(e, -EROFS, "evicting needs the devices writable");
+	if (index >= fs->sb.nslots)
+		return famfs_set_err(e, -EINVAL, "slot %u does not exist (%u slots)",
+				     index, fs->sb.nslots);
+	s = slot_at(fs, index);
+	if (s->magic != FAMFS_SLOT_MAGIC || s->state != FAMFS_SLOT_LIVE)
+		return famfs_set_err(e, -ENOENT, "slot %u holds no live client", index);
+	s->state = FAMFS_SLOT_EVICTED;
+	slot_flush(fs, index);
+	return 0;
+}

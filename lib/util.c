@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Small helpers: errors, sizes, UUIDs, time, host identity, hashing. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int famfs_set_err(struct famfs_err *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e) {
+		e->code = code;
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+FAMFS_EXPORT int famfs_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mult = 1;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (toupper((unsigned char)*end)) {
+	case '\0': break;
+	case 'K': mult = FAMFS_KiB; end++; break;
+	case 'M': mult = FAMFS_MiB; end++; break;
+	case 'G': mult = FAMFS_GiB; end++; break;
+	case 'T': mult = 1024ULL * FAMFS_GiB; end++; break;
+	default: return -EINVAL;
+	}
+	/* Binary units either way: "2M", "2MiB", "2MB" are all 2 * 2^20. */
+	if (mult > 1) {
+		if (*end == 'i')
+			end++;
+		if (*end == 'B' || *end == 'b')
+			end++;
+	}
+	if (*end)
+		return -EINVAL;
+	if (v > UINT64_MAX / mult)
+		return -ERANGE;
+	*out = v * mult;
+	return 0;
+}
+
+FAMFS_EXPORT void famfs_uuid_generate(struct famfs_uuid *u)
+{
+	if (getrandom(u->b, sizeof(u->b), 0) != (ssize_t)sizeof(u->b)) {
+		/* getrandom only fails before the pool is ready; mix time in */
+		uint64_t t = famfs_now_ns() ^ (uint64_t)getpid() << 32;
+
+		memcpy(u->b, &t, 8);
+		t *= 0x9e3779b97f4a7c15ULL;
+		memcpy(u->b + 8, &t, 8);
+	}
+	u->b[6] = (u->b[6] & 0x0f) | 0x40; /* version 4 */
+	u->b[8] = (u->b[8] & 0x3f) | 0x80; /* variant 1 */
+}
+
+FAMFS_EXPORT void famfs_uuid_unparse(const struct famfs_uuid *u, char out[37])
+{
+	const uint8_t *b = u->b;
+
+	snprintf(out, 37,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
+		 b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+FAMFS_EXPORT uint64_t famfs_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t famfs_fs_tag(const struct famfs_uuid *u)
+{
+	uint64_t t;
+
+	memcpy(&t, u->b, 8);
+	return t;
+}
+
+void famfs_host_default_name(char *buf, size_t len)
+{
+	if (gethostname(buf, len) != 0 || !buf[0])
+		snprintf(buf, len, "localhost");
+	buf[len - 1] = '\0';
+}
+
+/* FNV-1a over the name, seeded with the parent's inode number. */
+uint32_t famfs_hash_name(const char *s, size_t len, uint64_t parent)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ (parent * 0x9e3779b97f4a7c15ULL);
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (uint8_t)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+FAMFS_EXPORT int famfs_path_normalize(const char *in, char *out,
+				      size_t outlen, struct famfs_err *e)
+{
+	size_t o = 0;
+	const char *p = in;
+
+	if (!in || !*in)
+		return famfs_set_err(e, -EINVAL, "empty path");
+	while (*p) {
+		const char *c;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		c = p;
+		while (*p && *p != '/')
+			p++;
+		n = (size_t)(p - c);
+		if (n > FAMFS_NAME_MAX)
+			return famfs_set_err(e, -ENAMETOOLONG,
+				"path component of %zu bytes in '%.60s...': the limit is %d",
+				n, in, FAMFS_NAME_MAX);
+		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return famfs_set_err(e, -EINVAL,
+				"path '%s' contains '.' or '..'", in);
+		if (o + 1 + n > FAMFS_PATH_MAX || o + 1 + n + 1 > outlen)
+			return famfs_set_err(e, -ENAMETOOLONG,
+				"path '%.60s...' is longer than %d bytes", in,
+				FAMFS_PATH_MAX);
+		out[o++] = '/';
+		memcpy(out + o, c, n);
+		o += n;
+	}
+	if (o == 0) {
+		if (outlen < 2)
+			return famfs_set_err(e, -ENAMETOOLONG, "buffer too small");
+		out[o++] = '/';
+	}
+	out[o] = '\0';
+	return (int)o;
+}
