@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * famfs kernel module: declarations shared by its files.
+ */
+#ifndef FAMFS_KMOD_H
+#define FAMFS_KMOD_H
+
+#include <linux/fs.h>
+#include <linux/iomap.h>
+
+#include "famfs_map.h"
+
+struct dax_device;
+
+/* One mounted filesystem: device 0 and what maps are checked against. */
+struct famfs_sb_info {
+	struct dax_device *dax_dev;
+	u64 dax_part_off;	/* byte offset of the bdev in the dax_device */
+	struct famfs_kgeom geom;
+};
+
+static inline struct famfs_sb_info *FAMFS_SB(struct super_block *sb)
+{
+	return sb->s_fs_info;
+}
+
+/* A regular file's map lives in i_private; NULL for an empty file. */
+static inline struct famfs_kmap *famfs_inode_map(struct inode *inode)
+{
+	return inode->i_private;
+}
+
+/* What a new file or directory gets; size only matters for files. */
+struct famfs_attrs {
+	umode_t mode;		/* permission bits */
+	kuid_t uid;
+	kgid_t gid;
+	struct timespec64 mtime;
+	struct timespec64 ctime;
+	u64 size;
+};
+
+/* inode.c */
+struct inode *famfs_new_inode(struct super_block *sb, umode_t mode);
+/*
+ * famfs_add_file() - add a regular file backed by @map (validated by the
+ * caller; NULL for an empty file), which the new inode then owns; on
+ * failure the map is freed. famfs_add_dir() adds a directory. Both take
+ * the parent's lock, pin the new dentry until unmount and return 0,
+ * -EEXIST or another negative errno.
+ */
+int famfs_add_file(struct dentry *parent, const char *name,
+		   struct famfs_kmap *map, const struct famfs_attrs *a);
+int famfs_add_dir(struct dentry *parent, const char *name,
+		  const struct famfs_attrs *a);
+void famfs_evict_inode(struct inode *inode);
+extern const struct inode_operations famfs_dir_inode_operations;
+extern const struct file_operations famfs_dir_operations;
+
+/* file.c */
+extern const struct file_operations famfs_file_operations;
+extern const struct address_space_operations famfs_dax_aops;
+extern const struct iomap_ops famfs_iomap_ops;
+
+/* ioctl.c */
+long famfs_dir_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+long famfs_file_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+#endif /* FAMFS_KMOD_H */

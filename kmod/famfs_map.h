@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * famfs kernel module: the map a file holds and the arithmetic on it.
+ *
+ * This file and map.c build both in the kernel and in user space (the
+ * host-side tests and bench/kmod compile them as they are), so that the
+ * validation and the iomap offset computation are tested outside a guest.
+ * The offset arithmetic itself is famfs_resolve_items() from
+ * lib/fmap_resolve.h, the one function lib and the FUSE server use too.
+ */
+#ifndef FAMFS_KMOD_MAP_H
+#define FAMFS_KMOD_MAP_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stddef.h>
+#include <stdint.h>
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+#endif
+
+#include "fmap_resolve.h"
+
+/*
+ * A file's map as the kernel holds it: the header plus nitems items. For
+ * an interleaved file nitems is the strip count, so the size is fixed by
+ * the descriptor and never by the file size.
+ */
+struct famfs_kmap {
+	u16 map_type;		/* FAMFS_MAP_EXTENTS or FAMFS_MAP_INTERLEAVE */
+	u16 nitems;
+	u32 reserved;
+	u64 chunk;		/* interleave chunk, 0 for extents */
+	struct famfs_map_item items[];
+};
+
+/* What a map is checked against: the device and its reserved head. */
+struct famfs_kgeom {
+	u64 dev_size;		/* bytes of device 0 the filesystem owns */
+	u64 data_start;		/* first byte a file may use (after the log) */
+};
+
+static inline size_t famfs_kmap_bytes(unsigned int nitems)
+{
+	return sizeof(struct famfs_kmap) +
+	       (size_t)nitems * sizeof(struct famfs_map_item);
+}
+
+/*
+ * famfs_kmap_validate() - check a map from user space before it is used.
+ * Returns 0, or -EINVAL when any item is outside the device, inside the
+ * superblock/log region, unaligned, overlapping another item, when the
+ * sums overflow, when the strip count or chunk is not sane, or when the
+ * map does not hold @size bytes.
+ */
+int famfs_kmap_validate(const struct famfs_kmap *m, u64 size,
+			const struct famfs_kgeom *g);
+
+/*
+ * famfs_kmap_resolve() - device location of file offset @pos: 0 and @loc
+ * filled, or -EINVAL beyond the map. Plain famfs_resolve_items().
+ */
+static inline int famfs_kmap_resolve(const struct famfs_kmap *m, u64 pos,
+				     struct famfs_loc *loc)
+{
+	if (famfs_resolve_items(m->map_type, m->chunk, m->items, m->nitems,
+				pos, loc))
+		return -EINVAL;
+	return 0;
+}
+
+#endif /* FAMFS_KMOD_MAP_H */

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * famfs kernel module: inodes and the directory tree.
+ *
+ * The tree lives only in the dcache, as in ramfs: every dentry is pinned
+ * by one reference from the moment it is added until unmount, when
+ * d_genocide() drops the pins. Entries are added only by the ioctls
+ * (replaying the log), never by create/mkdir/unlink from the VFS, so the
+ * tree always matches the log.
+ */
+#include <linux/fs.h>
+#include <linux/namei.h>
+#include <linux/slab.h>
+#include <linux/pagemap.h>
+
+#include "famfs_kmod.h"
+
+struct inode *famfs_new_inode(struct super_block *sb, umode_t mode)
+{
+	struct inode *inode = new_inode(sb);
+
+	if (!inode)
+		return NULL;
+	inode->i_ino = get_next_ino();
+	inode->i_mode = mode;
+	inode->i_atime = current_time(inode);
+	inode->i_mtime = inode->i_atime;
+	inode->i_ctime = inode->i_atime;
+	if (S_ISDIR(mode)) {
+		inode->i_op = &famfs_dir_inode_operations;
+		inode->i_fop = &famfs_dir_operations;
+		set_nlink(inode, 2);
+	} else {
+		inode->i_fop = &famfs_file_operations;
+		inode->i_mapping->a_ops = &famfs_dax_aops;
+		inode->i_flags |= S_DAX;
+		mapping_set_unevictable(inode->i_mapping);
+	}
+	return inode;
+}
+
+/*
+ * famfs_add_entry() - link @inode as @name in @parent and pin the dentry.
+ * Consumes the inode reference: on failure the inode is put (and its map
+ * freed by eviction). Returns 0, -EEXIST or another negative errno.
+ */
+static int famfs_add_entry(struct dentry *parent, const char *name,
+			   struct inode *inode)
+{
+	struct inode *dir = d_inode(parent);
+	struct dentry *dentry;
+	int rc = 0;
+
+	inode_lock(dir);
+	dentry = lookup_one_len(name, parent, strlen(name));
+	if (IS_ERR(dentry)) {
+		rc = PTR_ERR(dentry);
+		goto out_unlock;
+	}
+	if (d_really_is_positive(dentry)) {
+		dput(dentry);
+		rc = -EEXIST;
+		goto out_unlock;
+	}
+	if (S_ISDIR(inode->i_mode))
+		inc_nlink(dir);
+	dir->i_mtime = current_time(dir);
+	dir->i_ctime = dir->i_mtime;
+	/* The lookup reference becomes the pin. */
+	d_instantiate(dentry, inode);
+	inode = NULL;
+out_unlock:
+	inode_unlock(dir);
+	if (inode)
+		iput(inode);
+	return rc;
+}
+
+static void famfs_set_attr(struct inode *inode, const struct famfs_attrs *a)
+{
+	inode->i_uid = a->uid;
+	inode->i_gid = a->gid;
+	inode->i_mtime = a->mtime;
+	inode->i_ctime = a->ctime;
+}
+
+int famfs_add_file(struct dentry *parent, const char *name,
+		   struct famfs_kmap *map, const struct famfs_attrs *a)
+{
+	struct inode *inode;
+
+	inode = famfs_new_inode(parent->d_sb, S_IFREG | (a->mode & 07777));
+	if (!inode) {
+		kfree(map);
+		return -ENOMEM;
+	}
+	famfs_set_attr(inode, a);
+	inode->i_private = map;
+	i_size_write(inode, a->size);
+	return famfs_add_entry(parent, name, inode);
+}
+
+int famfs_add_dir(struct dentry *parent, const char *name,
+		  const struct famfs_attrs *a)
+{
+	struct inode *inode;
+
+	inode = famfs_new_inode(parent->d_sb, S_IFDIR | (a->mode & 07777));
+	if (!inode)
+		return -ENOMEM;
+	famfs_set_attr(inode, a);
+	return famfs_add_entry(parent, name, inode);
+}
+
+void famfs_evict_inode(struct inode *inode)
+{
+	truncate_inode_pages_final(&inode->i_data);
+	clear_inode(inode);
+	kfree(inode->i_private);
+	inode->i_private = NULL;
+}
+
+const struct inode_operations famfs_dir_inode_operations = {
+	.lookup		= simple_lookup,
+};
+
+const struct file_operations famfs_dir_operations = {
+	.open		= dcache_dir_open,
+	.release	= dcache_dir_close,
+	.llseek		= dcache_dir_lseek,
+	.read		= generic_read_dir,
+	.iterate_shared	= dcache_readdir,
+	.fsync		= noop_fsync,
+	.unlocked_ioctl	= famfs_dir_ioctl,
+};

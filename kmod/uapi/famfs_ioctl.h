@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * famfs kernel module: the user-space interface (mount name, meta files,
+ * ioctls). This is the one header shared by kmod/ and user space (lib,
+ * famfs-cli, tests); the on-media format stays in lib/format.h.
+ *
+ * A famfs mount starts with an empty root plus the meta directory. User
+ * space replays the log and adds each directory and file with the ioctls
+ * below, issued on an fd of the parent directory inside the mount. The
+ * kernel validates every map against the device before it accepts it.
+ */
+#ifndef _UAPI_LINUX_FAMFS_IOCTL_H
+#define _UAPI_LINUX_FAMFS_IOCTL_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define FAMFS_KMOD_FSTYPE	"famfs"
+#define FAMFS_KMOD_SUPER_MAGIC	0x46414d53	/* "FAMS", statfs f_type */
+
+/*
+ * The meta directory in the root of every mount. Its one file maps the
+ * whole device 0, so user space reads (client) or appends to (master) the
+ * superblock, slot table and log through DAX, coherently with the files'
+ * own mappings. libfamfs opens it as a file-backed device.
+ */
+#define FAMFS_KMOD_META_DIR	".meta"
+#define FAMFS_KMOD_META_DEV	"dev0"
+
+#define FAMFS_IOC_NAME_MAX	255
+#define FAMFS_IOC_MAX_ITEMS	64	/* FAMFS_MAX_EXTENTS, FAMFS_MAX_STRIPS */
+
+/* Same layout as struct famfs_map_item in lib/format.h. */
+struct famfs_ioc_item {
+	__u32 dev_index;	/* 0: the module mounts one device */
+	__u32 reserved;		/* must be 0 */
+	__u64 offset;		/* device offset, 4 KiB aligned */
+	__u64 length;		/* bytes, 4 KiB aligned, > 0 */
+};
+
+/* map_type: FAMFS_MAP_EXTENTS (1) or FAMFS_MAP_INTERLEAVE (2). */
+struct famfs_ioc_map {
+	__u16 map_type;
+	__u16 nitems;		/* extents or strips, 0 only for an empty file */
+	__u32 reserved;		/* must be 0 */
+	__u64 chunk;		/* interleave: multiple of 2 MiB; extents: 0 */
+	__u64 items;		/* user pointer to nitems struct famfs_ioc_item */
+};
+
+struct famfs_ioc_create {
+	__u64 size;		/* file size; must fit in the map */
+	__u64 mtime_ns;
+	__u64 ctime_ns;
+	__u32 mode;		/* permission bits only */
+	__u32 uid;
+	__u32 gid;
+	__u32 reserved;		/* must be 0 */
+	struct famfs_ioc_map map;
+	char name[FAMFS_IOC_NAME_MAX + 1];	/* one component, NUL-ended */
+};
+
+struct famfs_ioc_mkdir {
+	__u64 mtime_ns;
+	__u32 mode;		/* permission bits only */
+	__u32 uid;
+	__u32 gid;
+	__u32 reserved;		/* must be 0 */
+	char name[FAMFS_IOC_NAME_MAX + 1];
+};
+
+/* What the kernel holds for one file: map_bytes does not grow with size. */
+struct famfs_ioc_mapinfo {
+	__u64 size;
+	__u64 chunk;
+	__u64 map_bytes;	/* bytes of kernel memory holding the map */
+	__u16 map_type;
+	__u16 nitems;
+	__u32 reserved;
+};
+
+#define FAMFS_IOC_MAGIC		0xFA
+/* On a directory fd: add a regular file with its map. */
+#define FAMFS_IOC_CREATE	_IOW(FAMFS_IOC_MAGIC, 1, struct famfs_ioc_create)
+/* On a directory fd: add a subdirectory. */
+#define FAMFS_IOC_MKDIR		_IOW(FAMFS_IOC_MAGIC, 2, struct famfs_ioc_mkdir)
+/* On a regular file fd: report the map the kernel holds. */
+#define FAMFS_IOC_MAPINFO	_IOR(FAMFS_IOC_MAGIC, 3, struct famfs_ioc_mapinfo)
+
+#endif /* _UAPI_LINUX_FAMFS_IOCTL_H */

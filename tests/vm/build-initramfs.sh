@@ -1,0 +1,71 @@
+#!/bin/bash
+# Build the guest initramfs for the kmod VM tests:
+#   busybox (shell and userland), kmod (modprobe), the nvdimm/dax/cxl/loop
+#   modules of the guest kernel with their dependencies, ndctl + cxl,
+#   famfs.ko, famfs-cli and famfs-vmcheck with their shared libraries,
+#   and the guest scripts (guest/init.sh as /init, guest/*.sh in /tests).
+#
+# Usage: build-initramfs.sh OUT.cpio.gz KVER FAMFS_KO BIN...
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+OUT=$1 KVER=$2 KO=$3
+shift 3
+BINS=("$@")
+ROOT=$(dirname "$OUT")/initramfs-root
+
+MODS="libnvdimm nd_pmem dax_pmem device_dax cxl_acpi cxl_pci cxl_mem cxl_pmem
+      loop"
+SYSBINS="/usr/bin/ndctl /usr/bin/cxl /usr/bin/kmod"
+
+rm -rf "$ROOT"
+mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,run,tmp,mnt,etc}
+mkdir -p "$ROOT"/{lib/modules,tests}
+ln -s lib "$ROOT/lib64"
+
+cp /bin/busybox "$ROOT/bin/busybox"
+for a in $(/bin/busybox --list); do
+	[ -e "$ROOT/bin/$a" ] || ln -s busybox "$ROOT/bin/$a"
+done
+
+# A binary and every shared library ldd names, at the same paths.
+copy_with_libs() {
+	local bin=$1 dst=$2 lib
+	install -D -m755 "$bin" "$ROOT$dst"
+	ldd "$bin" | awk '/=>/ { print $3 } /^\s*\/lib/ { print $1 }' |
+	while read -r lib; do
+		[ -n "$lib" ] && [ -e "$lib" ] || continue
+		install -D -m755 "$(readlink -f "$lib")" "$ROOT$lib"
+	done
+}
+for b in $SYSBINS; do copy_with_libs "$b" "$b"; done
+for b in "${BINS[@]}"; do copy_with_libs "$b" "/usr/bin/$(basename "$b")"; done
+install -D -m755 "$(readlink -f /lib64/ld-linux-x86-64.so.2)" \
+	"$ROOT/lib/ld-linux-x86-64.so.2"
+for a in modprobe insmod rmmod lsmod modinfo depmod; do
+	rm -f "$ROOT/bin/$a" "$ROOT/sbin/$a"
+	ln -s /usr/bin/kmod "$ROOT/sbin/$a"
+done
+echo "root:x:0:0:root:/root:/bin/sh" > "$ROOT/etc/passwd"
+echo "root:x:0:" > "$ROOT/etc/group"
+echo "famfs-guest" > "$ROOT/etc/hostname"
+
+# Guest kernel modules: the dependency closure, resolved by the host's
+# modprobe against the guest kernel's tree; ours goes to extra/.
+MD=/lib/modules/$KVER
+mkdir -p "$ROOT$MD/extra"
+cp "$MD"/modules.{order,builtin,builtin.modinfo} "$ROOT$MD/" 2>/dev/null || true
+for m in $MODS; do
+	modprobe -S "$KVER" --ignore-install --show-depends "$m" |
+		awk '$1 == "insmod" { print $2 }'
+done | sort -u | while read -r ko; do
+	install -D -m644 "$ko" "$ROOT$ko"
+done
+install -m644 "$KO" "$ROOT$MD/extra/famfs.ko"
+depmod -b "$ROOT" "$KVER"
+
+install -m755 "$HERE/guest/init.sh" "$ROOT/init"
+install -m755 "$HERE"/guest/*.sh "$ROOT/tests/"
+
+(cd "$ROOT" && find . -print0 | cpio --null -o -H newc --quiet) |
+	gzip -1 > "$OUT"
+echo "initramfs: $OUT ($(du -h "$OUT" | cut -f1)), kernel $KVER"

@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * famfs-vmcheck: the in-guest half of the kmod VM tests. Each subcommand
+ * proves one behaviour of a famfs kernel mount and exits 0 only if it
+ * holds; guest/kmod.sh strings them together.
+ *
+ *   mkfs DEV                      format DEV (libfamfs)
+ *   populate DEV                  master: /dir, /plain, /dir/il, /small
+ *   live META PATH SEED           master through the mount's meta file:
+ *                                 create PATH (4 MiB) holding pattern SEED
+ *   write-mmap|write-io FILE SEED fill FILE with pattern SEED
+ *   verify-read|verify-mmap FILE SEED
+ *   pmd FILE                      a 2 MiB (PMD) DAX fault really happens
+ *   mapinfo FILE                  the kernel's map size does not grow
+ *   badmaps MOUNTPOINT            bad maps from user space get -EINVAL
+ *   expect-rofs FILE              a client mount refuses writes
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "famfs.h"
+#include "uapi/famfs_ioctl.h"
+
+#define MiB ((uint64_t)1024 * 1024)
+#define IO_CHUNK MiB
+#define TRACE "/sys/kernel/tracing"
+
+/* ---- the test pattern ---------------------------------------------------
+ * Byte o of a file filled with @seed: byte o % 8 of the 64-bit word
+ * (o / 8) * golden + seed, so every word differs and every seed differs.
+ */
+static uint8_t pattern_byte(unsigned seed, uint64_t o)
+{
+	uint64_t w = (o / 8) * 0x9E3779B97F4A7C15ULL + seed;
+
+	return (uint8_t)(w >> (8 * (o % 8)));
+}
+
+static void pattern_fill(unsigned seed, uint64_t off, uint8_t *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = pattern_byte(seed, off + i);
+}
+
+/* Returns the first mismatching offset, or UINT64_MAX if all match. */
+static uint64_t pattern_check(unsigned seed, uint64_t off, const uint8_t *p,
+			      size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] != pattern_byte(seed, off + i))
+			return off + i;
+	return UINT64_MAX;
+}
+
+static int fail(const char *what, const char *path)
+{
+	fprintf(stderr, "famfs-vmcheck: %s %s: %s\n", what, path,
+		strerror(errno));
+	return 1;
+}
+
+static int open_size(const char *path, int flags, uint64_t *size)
+{
+	struct stat st;
+	int fd = open(path, flags);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -1;
+	}
+	*size = (uint64_t)st.st_size;
+	return fd;
+}
+
+static int write_mmap(const char *path, unsigned seed)
+{
+	uint64_t size;
+	uint8_t *p;
+	int fd = open_size(path, O_RDWR, &size);
+
+	if (fd < 0)
+		return fail("open", path);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return fail("mmap", path);
+	pattern_fill(seed, 0, p, size);
+	if (msync(p, size, MS_SYNC) < 0)
+		return fail("msync", path);
+	munmap(p, size);
+	close(fd);
+	printf("%s: wrote %" PRIu64 " bytes (seed %u) through mmap\n", path,
+	       size, seed);
+	return 0;
+}
+
+static int write_io(const char *path, unsigned seed)
+{
+	static uint8_t buf[IO_CHUNK];
+	uint64_t size, off;
+	int fd = open_size(path, O_RDWR, &size);
+
+	if (fd < 0)
+		return fail("open", path);
+	for (off = 0; off < size; off += IO_CHUNK) {
+		size_t n = size - off < IO_CHUNK ? size - off : IO_CHUNK;
+
+		pattern_fill(seed, off, buf, n);
+		if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n)
+			return fail("pwrite", path);
+	}
+	if (fsync(fd) < 0)
+		return fail("fsync", path);
+	close(fd);
+	printf("%s: wrote %" PRIu64 " bytes (seed %u) through write()\n", path,
+	       size, seed);
+	return 0;
+}
+
+static int report_check(const char *path, const char *how, uint64_t bad,
+			uint64_t size, unsigned seed)
+{
+	if (bad != UINT64_MAX) {
+		fprintf(stderr, "%s: mismatch at offset %" PRIu64
+			" (seed %u) through %s\n", path, bad, seed, how);
+		return 1;
+	}
+	printf("%s: %" PRIu64 " bytes match seed %u through %s\n", path, size,
+	       seed, how);
+	return 0;
+}
+
+static int verify_read(const char *path, unsigned seed)
+{
+	static uint8_t buf[IO_CHUNK];
+	uint64_t size, off, bad = UINT64_MAX;
+	int fd = open_size(path, O_RDONLY, &size);
+	ssize_t n;
+
+	if (fd < 0)
+		return fail("open", path);
+	for (off = 0; off < size && bad == UINT64_MAX; off += (uint64_t)n) {
+		n = pread(fd, buf, IO_CHUNK, (off_t)off);
+		if (n <= 0)
+			return fail("pread (short file)", path);
+		bad = pattern_check(seed, off, buf, (size_t)n);
+	}
+	/* At EOF read() returns 0: the file ends where its size says. */
+	if (bad == UINT64_MAX && pread(fd, buf, 1, (off_t)size) != 0)
+		return fail("read past EOF returned data", path);
+	close(fd);
+	return report_check(path, "read()", bad, size, seed);
+}
+
+static int verify_mmap(const char *path, unsigned seed)
+{
+	uint64_t size, bad;
+	uint8_t *p;
+	int fd = open_size(path, O_RDONLY, &size);
+
+	if (fd < 0)
+		return fail("open", path);
+	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return fail("mmap", path);
+	bad = pattern_check(seed, 0, p, size);
+	munmap(p, size);
+	close(fd);
+	return report_check(path, "mmap", bad, size, seed);
+}
+
+/* ---- PMD faults ---------------------------------------------------------- */
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/* Count trace lines of @event that name inode @ino. */
+static int count_trace(const char *event, uint64_t ino)
+{
+	char line[1024], tag[64];
+	FILE *f = fopen(TRACE "/trace", "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	snprintf(tag, sizeof(tag), "ino %#" PRIx64 " ", ino);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, event) && strstr(line, tag))
+			n++;
+	fclose(f);
+	return n;
+}
+
+static int pmd_fault(const char *path)
+{
+	const char *ev = TRACE "/events/fs_dax/dax_pmd_insert_mapping/enable";
+	uint64_t size, sum = 0;
+	struct stat st;
+	volatile uint8_t *p;
+	int fd, inserted;
+
+	fd = open_size(path, O_RDWR, &size);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return fail("open", path);
+	if (write_str(TRACE "/trace", "") || write_str(ev, "1"))
+		return fail("enable tracepoint", ev);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return fail("mmap", path);
+	if ((uintptr_t)p % (2 * MiB)) {
+		fprintf(stderr, "%s: mapping %p is not 2 MiB aligned\n", path,
+			(void *)p);
+		return 1;
+	}
+	for (uint64_t o = 0; o < size; o += 2 * MiB)
+		sum += p[o];
+	p[size - 1] = p[size - 1];
+	munmap((void *)p, size);
+	close(fd);
+	write_str(ev, "0");
+	inserted = count_trace("dax_pmd_insert_mapping", (uint64_t)st.st_ino);
+	printf("%s: ino %#" PRIx64 ", %" PRIu64 " MiB mapped at 2 MiB "
+	       "alignment, %d PMD mappings inserted (sum %" PRIu64 ")\n", path,
+	       (uint64_t)st.st_ino, (uint64_t)(size / MiB), inserted, sum);
+	if (inserted < 1) {
+		fprintf(stderr, "%s: no PMD fault happened\n", path);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- map size ------------------------------------------------------------ */
+
+static int mapinfo(const char *path)
+{
+	struct famfs_ioc_mapinfo mi;
+	uint64_t expanded;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return fail("open", path);
+	if (ioctl(fd, FAMFS_IOC_MAPINFO, &mi) < 0)
+		return fail("FAMFS_IOC_MAPINFO", path);
+	close(fd);
+	/* What an extent per chunk (or per 2 MiB) would cost instead. */
+	expanded = (mi.size + 2 * MiB - 1) / (2 * MiB) *
+		   sizeof(struct famfs_ioc_item);
+	printf("%s: %s, %u items, chunk %" PRIu64 ", size %" PRIu64
+	       ", kernel map %" PRIu64 " bytes (2 MiB extents: %" PRIu64
+	       " bytes)\n", path,
+	       mi.map_type == FAMFS_MAP_INTERLEAVE ? "interleave" : "extents",
+	       mi.nitems, (uint64_t)mi.chunk, (uint64_t)mi.size,
+	       (uint64_t)mi.map_bytes, expanded);
+	if (mi.map_bytes != 16 + 24ULL * mi.nitems) {
+		fprintf(stderr, "%s: map bytes are not header + items\n", path);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- bad maps ------------------------------------------------------------ */
+
+struct bad_case {
+	const char *what;
+	uint16_t map_type;
+	uint16_t nitems;
+	uint64_t chunk;
+	uint64_t size;
+	struct famfs_ioc_item items[3];
+};
+
+static int try_create(int dirfd, const char *name, uint64_t size,
+		      uint16_t type, uint16_t nitems, uint64_t chunk,
+		      const void *items, uint32_t mode)
+{
+	struct famfs_ioc_create c;
+
+	memset(&c, 0, sizeof(c));
+	snprintf(c.name, sizeof(c.name), "%s", name);
+	c.size = size;
+	c.mode = mode;
+	c.map.map_type = type;
+	c.map.nitems = nitems;
+	c.map.chunk = chunk;
+	c.map.items = (uint64_t)(uintptr_t)items;
+	return ioctl(dirfd, FAMFS_IOC_CREATE, &c) < 0 ? -errno : 0;
+}
+
+static int expect(const char *what, int got, int want)
+{
+	printf("  %-44s -> %s%s\n", what, got ? strerror(-got) : "ok",
+	       got == want ? "" : "  <-- WRONG");
+	return got == want ? 0 : 1;
+}
+
+static int badmaps(const char *mnt)
+{
+	char meta[512];
+	struct famfs_ioc_item many[FAMFS_IOC_MAX_ITEMS + 1];
+	struct famfs_ioc_item ok2[2];
+	struct famfs_ioc_mapinfo mi;
+	uint64_t dev, top;
+	struct stat st;
+	int dirfd, fd, bad = 0;
+
+	snprintf(meta, sizeof(meta), "%s/.meta/dev0", mnt);
+	if (stat(meta, &st) < 0)
+		return fail("stat", meta);
+	dev = (uint64_t)st.st_size;
+	top = dev - 8 * MiB;	/* free space at the end of the device */
+	dirfd = open(mnt, O_RDONLY | O_DIRECTORY);
+	if (dirfd < 0)
+		return fail("open", mnt);
+
+	const struct bad_case cases[] = {
+		{ "extent over the superblock", FAMFS_MAP_EXTENTS, 1, 0, 4096,
+		  { { 0, 0, 0, 2 * MiB } } },
+		{ "extent over the backup superblock", FAMFS_MAP_EXTENTS, 1, 0,
+		  4096, { { 0, 0, 1 * MiB, 4096 } } },
+		{ "extent inside the log", FAMFS_MAP_EXTENTS, 1, 0, 4096,
+		  { { 0, 0, 2 * MiB + 4096, 4096 } } },
+		{ "extent past the end of the device", FAMFS_MAP_EXTENTS, 1, 0,
+		  4096, { { 0, 0, dev - 2 * MiB, 4 * MiB } } },
+		{ "offset + length overflows", FAMFS_MAP_EXTENTS, 1, 0, 4096,
+		  { { 0, 0, UINT64_MAX - 4095, 8192 } } },
+		{ "unaligned offset", FAMFS_MAP_EXTENTS, 1, 0, 4096,
+		  { { 0, 0, top + 512, 4096 } } },
+		{ "zero length", FAMFS_MAP_EXTENTS, 1, 0, 0,
+		  { { 0, 0, top, 0 } } },
+		{ "overlapping extents", FAMFS_MAP_EXTENTS, 2, 0, 8 * MiB,
+		  { { 0, 0, top, 4 * MiB }, { 0, 0, top + 2 * MiB, 4 * MiB } } },
+		{ "size beyond the extents", FAMFS_MAP_EXTENTS, 1, 0,
+		  4 * MiB + 1, { { 0, 0, top, 4 * MiB } } },
+		{ "second device (module mounts one)", FAMFS_MAP_EXTENTS, 1, 0,
+		  4096, { { 1, 0, top, 4096 } } },
+		{ "reserved field set", FAMFS_MAP_EXTENTS, 1, 0, 4096,
+		  { { 0, 7, top, 4096 } } },
+		{ "unknown map type", 7, 1, 0, 4096, { { 0, 0, top, 4096 } } },
+		{ "extents with a chunk", FAMFS_MAP_EXTENTS, 1, 2 * MiB, 4096,
+		  { { 0, 0, top, 4096 } } },
+		{ "no items but a size", FAMFS_MAP_EXTENTS, 0, 0, 4096, { } },
+		{ "interleave chunk 0", FAMFS_MAP_INTERLEAVE, 2, 0, 4 * MiB,
+		  { { 0, 0, top, 2 * MiB }, { 0, 0, top + 2 * MiB, 2 * MiB } } },
+		{ "interleave chunk 1 MiB", FAMFS_MAP_INTERLEAVE, 2, MiB,
+		  4 * MiB, { { 0, 0, top, 2 * MiB },
+			     { 0, 0, top + 2 * MiB, 2 * MiB } } },
+		{ "interleave chunk larger than the device",
+		  FAMFS_MAP_INTERLEAVE, 1, dev + 2 * MiB, 4096,
+		  { { 0, 0, top, 2 * MiB } } },
+		{ "interleave strips overlap", FAMFS_MAP_INTERLEAVE, 2, 2 * MiB,
+		  4 * MiB, { { 0, 0, top, 4 * MiB },
+			     { 0, 0, top + 2 * MiB, 4 * MiB } } },
+		{ "interleave size beyond the strips", FAMFS_MAP_INTERLEAVE, 2,
+		  2 * MiB, 8 * MiB + 1, { { 0, 0, top, 4 * MiB },
+					  { 0, 0, top + 4 * MiB, 4 * MiB } } },
+	};
+
+	printf("bad maps on %s (device %" PRIu64 " bytes):\n", mnt, dev);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct bad_case *c = &cases[i];
+
+		bad |= expect(c->what, try_create(dirfd, "bad", c->size,
+						  c->map_type, c->nitems,
+						  c->chunk, c->items, 0644),
+			      -EINVAL);
+	}
+	for (int i = 0; i <= FAMFS_IOC_MAX_ITEMS; i++)
+		many[i] = (struct famfs_ioc_item){ 0, 0, top, 4096 };
+	bad |= expect("65 items", try_create(dirfd, "bad", 4096,
+					     FAMFS_MAP_EXTENTS, 65, 0, many,
+					     0644), -EINVAL);
+	bad |= expect("items pointer not mapped",
+		      try_create(dirfd, "bad", 4096, FAMFS_MAP_EXTENTS, 1, 0,
+				 (void *)16, 0644), -EFAULT);
+	ok2[0] = (struct famfs_ioc_item){ 0, 0, top, 4 * MiB };
+	ok2[1] = (struct famfs_ioc_item){ 0, 0, top + 4 * MiB, 4 * MiB };
+	bad |= expect("name with a slash",
+		      try_create(dirfd, "a/b", 4096, FAMFS_MAP_EXTENTS, 1, 0,
+				 ok2, 0644), -EINVAL);
+	bad |= expect("name ..", try_create(dirfd, "..", 4096,
+					    FAMFS_MAP_EXTENTS, 1, 0, ok2,
+					    0644), -EINVAL);
+	bad |= expect("empty name", try_create(dirfd, "", 4096,
+					       FAMFS_MAP_EXTENTS, 1, 0, ok2,
+					       0644), -EINVAL);
+	bad |= expect("mode with file type bits",
+		      try_create(dirfd, "bad", 4096, FAMFS_MAP_EXTENTS, 1, 0,
+				 ok2, S_IFDIR | 0755), -EINVAL);
+	if (stat("bad", &st) == 0 || fstatat(dirfd, "bad", &st, 0) == 0) {
+		printf("  a refused create left a file behind  <-- WRONG\n");
+		bad = 1;
+	}
+
+	/* The same ioctl accepts a good map, and only once. */
+	bad |= expect("valid interleave (2 strips, 2 MiB chunks)",
+		      try_create(dirfd, "good", 8 * MiB, FAMFS_MAP_INTERLEAVE,
+				 2, 2 * MiB, ok2, 0644), 0);
+	bad |= expect("same name again",
+		      try_create(dirfd, "good", 8 * MiB, FAMFS_MAP_INTERLEAVE,
+				 2, 2 * MiB, ok2, 0644), -EEXIST);
+	fd = openat(dirfd, "good", O_RDONLY);
+	if (fd < 0 || ioctl(fd, FAMFS_IOC_MAPINFO, &mi) < 0 ||
+	    mi.size != 8 * MiB || mi.nitems != 2 ||
+	    mi.map_type != FAMFS_MAP_INTERLEAVE) {
+		printf("  the good file is not as created  <-- WRONG\n");
+		bad = 1;
+	}
+	bad |= expect("FAMFS_IOC_CREATE on a file fd",
+		      try_create(fd, "x", 4096, FAMFS_MAP_EXTENTS, 1, 0, ok2,
+				 0644), -ENOTTY);
+	if (fd >= 0)
+		close(fd);
+	bad |= expect("FAMFS_IOC_MAPINFO on a directory",
+		      ioctl(dirfd, FAMFS_IOC_MAPINFO, &mi) < 0 ? -errno : 0,
+		      -ENOTTY);
+	close(dirfd);
+	return bad;
+}
+
+/* A client (read-only) mount: no writable open, no writable mapping. */
+static int expect_rofs(const char *path)
+{
+	void *p;
+	int fd;
+
+	fd = open(path, O_RDWR);
+	if (fd >= 0 || errno != EROFS) {
+		fprintf(stderr, "%s: O_RDWR open was not refused with EROFS\n",
+			path);
+		return 1;
+	}
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return fail("open", path);
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p != MAP_FAILED) {
+		fprintf(stderr, "%s: writable shared mapping allowed\n", path);
+		return 1;
+	}
+	close(fd);
+	printf("%s: writes refused on the client mount (EROFS, %s)\n", path,
+	       strerror(errno));
+	return 0;
+}
+
+/* ---- libfamfs: mkfs and the master's creates ----------------------------- */
+
+static int lib_fail(const char *what, int rc, const struct famfs_err *e)
+{
+	fprintf(stderr, "famfs-vmcheck: %s: %s (%s)\n", what, e->msg,
+		strerror(-rc));
+	return 1;
+}
+
+static int do_mkfs(const char *dev)
+{
+	struct famfs_mkfs_opts o = { .log_size = 8 * MiB, .force = true };
+	const char *paths[] = { dev };
+	struct famfs_uuid u;
+	struct famfs_err e = { 0 };
+	char us[37];
+	int rc;
+
+	rc = famfs_mkfs(paths, 1, &o, &u, &e);
+	if (rc)
+		return lib_fail("mkfs", rc, &e);
+	famfs_uuid_unparse(&u, us);
+	printf("mkfs %s: fs uuid %s\n", dev, us);
+	return 0;
+}
+
+static int create(struct famfs_fs *fs, const char *path, uint64_t size,
+		  uint32_t nstrips, const void *data)
+{
+	struct famfs_file_attr a = { .size = size, .mode = 0644 };
+	struct famfs_alloc_policy p = { .nstrips = nstrips,
+					.chunk = nstrips > 1 ? 2 * MiB : 0 };
+	const struct famfs_fmap *m;
+	struct famfs_node *n;
+	struct famfs_err e = { 0 };
+	int rc;
+
+	rc = famfs_create_file(fs, path, &a, &p, data, &e);
+	if (rc)
+		return lib_fail(path, rc, &e);
+	n = famfs_lookup(fs, path);
+	m = n ? famfs_node_map(n) : NULL;
+	if (!m)
+		return fprintf(stderr, "%s: created but not found\n", path), 1;
+	printf("created %s: %" PRIu64 " bytes, %s, %u items, chunk %" PRIu64
+	       "\n", path, size,
+	       m->type == FAMFS_MAP_INTERLEAVE ? "interleave" : "extents",
+	       m->nitems, m->chunk);
+	for (unsigned i = 0; i < m->nitems; i++)
+		printf("  item %u: dev %u offset %#" PRIx64 " length %#" PRIx64
+		       "\n", i, m->items[i].dev_index, m->items[i].offset,
+		       m->items[i].length);
+	if (nstrips > 1 && (m->type != FAMFS_MAP_INTERLEAVE ||
+			    m->nitems != nstrips))
+		return fprintf(stderr, "%s: not interleaved\n", path), 1;
+	return 0;
+}
+
+static int open_master(const char *dev, struct famfs_fs **fs)
+{
+	struct famfs_open_opts o = { .flags = FAMFS_OPEN_MASTER };
+	const char *paths[] = { dev };
+	struct famfs_err e = { 0 };
+	int rc;
+
+	rc = famfs_open(paths, 1, &o, fs, &e);
+	if (rc)
+		return lib_fail(dev, rc, &e);
+	return 0;
+}
+
+static int populate(const char *dev)
+{
+	struct famfs_fs *fs;
+	struct famfs_err e = { 0 };
+	int rc;
+
+	if (open_master(dev, &fs))
+		return 1;
+	rc = famfs_mkdir(fs, "/dir", 0755, 0, 0, &e);
+	if (rc) {
+		famfs_close(fs);
+		return lib_fail("mkdir /dir", rc, &e);
+	}
+	rc = create(fs, "/plain", 8 * MiB, 1, NULL) ||
+	     create(fs, "/dir/il", 32 * MiB, 4, NULL) ||
+	     create(fs, "/small", 10000, 1, NULL);
+	famfs_close(fs);
+	return rc;
+}
+
+static int live(const char *meta, const char *path, unsigned seed)
+{
+	const uint64_t size = 4 * MiB;
+	struct famfs_fs *fs;
+	uint8_t *data = malloc(size);
+	int rc;
+
+	if (!data || open_master(meta, &fs))
+		return 1;
+	pattern_fill(seed, 0, data, size);
+	rc = create(fs, path, size, 2, data);
+	famfs_close(fs);
+	free(data);
+	return rc;
+}
+
+static unsigned seed_arg(const char *s)
+{
+	return (unsigned)strtoul(s, NULL, 0);
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+
+	if (argc == 3 && !strcmp(cmd, "mkfs"))
+		return do_mkfs(argv[2]);
+	if (argc == 3 && !strcmp(cmd, "populate"))
+		return populate(argv[2]);
+	if (argc == 5 && !strcmp(cmd, "live"))
+		return live(argv[2], argv[3], seed_arg(argv[4]));
+	if (argc == 4 && !strcmp(cmd, "write-mmap"))
+		return write_mmap(argv[2], seed_arg(argv[3]));
+	if (argc == 4 && !strcmp(cmd, "write-io"))
+		return write_io(argv[2], seed_arg(argv[3]));
+	if (argc == 4 && !strcmp(cmd, "verify-read"))
+		return verify_read(argv[2], seed_arg(argv[3]));
+	if (argc == 4 && !strcmp(cmd, "verify-mmap"))
+		return verify_mmap(argv[2], seed_arg(argv[3]));
+	if (argc == 3 && !strcmp(cmd, "pmd"))
+		return pmd_fault(argv[2]);
+	if (argc == 3 && !strcmp(cmd, "mapinfo"))
+		return mapinfo(argv[2]);
+	if (argc == 3 && !strcmp(cmd, "badmaps"))
+		return badmaps(argv[2]);
+	if (argc == 3 && !strcmp(cmd, "expect-rofs"))
+		return expect_rofs(argv[2]);
+	fprintf(stderr, "usage: famfs-vmcheck mkfs|populate|live|write-mmap|"
+		"write-io|verify-read|verify-mmap|pmd|mapinfo|badmaps|"
+		"expect-rofs ARGS (see the source)\n");
+	return 2;
+}

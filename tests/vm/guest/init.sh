@@ -1,0 +1,18 @@
+#!/bin/sh
+# /init of the kmod test guest: mounts the pseudo filesystems, runs
+# /tests/kmod.sh, reports on the serial console and powers off.
+export PATH=/sbin:/bin:/usr/sbin:/usr/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+hostname famfs-guest
+
+echo "FAMFS-VM-BEGIN kernel=$(uname -r) uptime=$(cut -d' ' -f1 /proc/uptime)"
+sh /tests/kmod.sh
+echo "FAMFS-VM-END rc=$? uptime=$(cut -d' ' -f1 /proc/uptime)"
+sync
+poweroff -f

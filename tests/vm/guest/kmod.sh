@@ -1,0 +1,192 @@
+#!/bin/sh
+# The kmod checks, run inside the guest by /init. Each check prints
+#   FAMFS-VM-RUN name ... FAMFS-VM-TEST name PASS|FAIL
+# and the host turns each into one ctest (vm.kmod.name).
+DEV=/dev/pmem0
+MNT=/mnt/famfs
+KVER=$(uname -r)
+IL=$MNT/dir/il       # interleaved: 4 strips, 2 MiB chunks
+PLAIN=$MNT/plain     # one extent
+SMALL=$MNT/small     # packed at 4 KiB
+LIVE=$MNT/live       # created while mounted, through .meta/dev0
+
+failed=0
+check() {
+	name=$1
+	shift
+	echo "FAMFS-VM-RUN $name"
+	# not in an if: errexit must stay live inside the check
+	( set -e; "$@" ) 2>&1
+	if [ $? = 0 ]; then
+		echo "FAMFS-VM-TEST $name PASS"
+	else
+		echo "FAMFS-VM-TEST $name FAIL"
+		failed=1
+	fi
+}
+# Expect a command to fail; print what it said.
+refuse() {
+	if "$@" 2>&1; then
+		echo "unexpected success: $*"
+		return 1
+	fi
+	echo "refused as expected: $*"
+}
+# "! cmd" never trips errexit; this does.
+not() {
+	if "$@"; then
+		echo "unexpectedly true: $*"
+		return 1
+	fi
+	return 0
+}
+mounted() { grep -q " $MNT famfs " /proc/mounts; }
+
+cxl_setup() {
+	for m in cxl_acpi cxl_pci cxl_mem cxl_pmem nd_pmem dax_pmem; do
+		modprobe $m
+	done
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		[ -e /sys/bus/cxl/devices/mem0 ] && break
+		sleep 1
+	done
+	cxl create-region -t pmem -d decoder0.0 -w 1 -m mem0
+	ndctl create-namespace -r region0 -m fsdax
+	ls -l $DEV
+	[ -b $DEV ]
+}
+
+insmod_famfs() {
+	modprobe famfs
+	grep -q famfs /proc/filesystems
+	modinfo famfs | grep -E '^(filename|vermagic)'
+}
+
+do_mkfs() { famfs-vmcheck mkfs $DEV; }
+do_populate() { famfs-vmcheck populate $DEV; }
+
+do_mount() {
+	mkdir -p $MNT
+	famfs-cli mount --kernel $DEV $MNT
+	mounted
+	ls -laR $MNT
+	[ -f $IL ] && [ -f $PLAIN ] && [ -f $SMALL ]
+	[ -f $MNT/.meta/dev0 ]
+}
+
+write_patterns() {
+	famfs-vmcheck write-mmap $IL 1
+	famfs-vmcheck write-io $PLAIN 2
+	famfs-vmcheck write-io $SMALL 3
+}
+
+verify_all() {
+	famfs-vmcheck verify-read $IL 1
+	famfs-vmcheck verify-mmap $IL 1
+	famfs-vmcheck verify-read $PLAIN 2
+	famfs-vmcheck verify-mmap $PLAIN 2
+	famfs-vmcheck verify-read $SMALL 3
+	famfs-vmcheck verify-mmap $SMALL 3
+}
+
+pmd_fault() { famfs-vmcheck pmd $IL; }
+map_size() {
+	famfs-vmcheck mapinfo $IL
+	famfs-vmcheck mapinfo $PLAIN
+}
+bad_maps() { famfs-vmcheck badmaps $MNT; }
+
+vfs_refuses() {
+	refuse touch $MNT/newfile
+	refuse mkdir $MNT/newdir
+	refuse rm -f $PLAIN
+	refuse truncate -s 0 $PLAIN
+	[ -f $PLAIN ]
+	# a write past the end of a file is refused, the file does not grow
+	size=$(stat -c %s $PLAIN)
+	refuse sh -c "echo x >> $PLAIN"
+	[ "$(stat -c %s $PLAIN)" = "$size" ]
+}
+
+live_create() {
+	famfs-vmcheck live $MNT/.meta/dev0 /live 4
+	famfs-cli mount --replay $MNT
+	famfs-vmcheck verify-read $LIVE 4
+	famfs-vmcheck verify-mmap $LIVE 4
+}
+
+do_umount() {
+	famfs-cli umount $MNT
+	not mounted
+	[ ! -e $PLAIN ]
+}
+
+remount_replay() {
+	famfs-cli mount --kernel $DEV $MNT
+	verify_all
+	famfs-vmcheck verify-read $LIVE 4
+	famfs-cli umount $MNT
+}
+
+client_readonly() {
+	famfs-cli mount --kernel --client $DEV $MNT
+	grep " $MNT famfs ro" /proc/mounts
+	verify_all
+	famfs-vmcheck expect-rofs $PLAIN
+	famfs-cli umount $MNT
+}
+
+nondax_refused() {
+	dd if=/dev/zero of=/tmp/loop.img bs=1M count=64 2>/dev/null
+	modprobe loop
+	losetup /dev/loop0 /tmp/loop.img
+	refuse famfs-cli mount --kernel /dev/loop0 $MNT
+	refuse mount -t famfs /dev/loop0 $MNT
+	not mounted
+	dmesg | grep 'not a DAX device'
+	losetup -d /dev/loop0
+}
+
+corrupt_sb_refused() {
+	# flip bytes inside the superblock (offset 4 KiB), past its magic
+	printf 'garbage!' | dd of=$DEV bs=1 seek=4200 conv=notrunc 2>/dev/null
+	sync
+	refuse famfs-cli mount --kernel $DEV $MNT
+	refuse mount -t famfs $DEV $MNT
+	not mounted
+	dmesg | grep 'superblock checksum mismatch'
+}
+
+rmmod_clean() {
+	rmmod famfs
+	not grep -q famfs /proc/modules
+}
+
+dmesg_clean() {
+	if dmesg | grep -E 'Oops|WARNING:|BUG:|Call Trace:'; then
+		return 1
+	fi
+	echo "no oops/WARN/BUG in dmesg"
+}
+
+check cxl_fsdax cxl_setup
+check insmod insmod_famfs
+check mkfs do_mkfs
+check populate do_populate
+check mount do_mount
+check write_patterns write_patterns
+check readback verify_all
+check pmd_fault pmd_fault
+check map_size map_size
+check bad_maps bad_maps
+check vfs_refuses vfs_refuses
+check live_create live_create
+check umount do_umount
+check remount_replay remount_replay
+check client_readonly client_readonly
+check nondax_refused nondax_refused
+check corrupt_sb_refused corrupt_sb_refused
+check rmmod rmmod_clean
+check dmesg_clean dmesg_clean
+dmesg | grep -i -E 'famfs|dax' | tail -n 30 | sed 's/^/dmesg: /'
+exit $failed
