@@ -154,24 +154,37 @@ static void fs_dev_used(struct famfs_fs *fs, uint64_t *used, unsigned ndev)
 	famfs_fs_unlock(fs);
 }
 
+struct dev_sample {
+	char name[256], provider[256];
+	int64_t size, free_b;
+	bool online;
+};
+
 static void device_metrics(FILE *f)
 {
 	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT d.name, d.provider, "
 		"d.size, d.state, f.name, s.idx FROM devices d LEFT JOIN "
 		"set_devices s ON s.device=d.name LEFT JOIN filesystems f ON "
 		"f.set_name=s.set_name ORDER BY d.name");
-	char a[256], b[256], err[640];
+	struct dev_sample *v = NULL;
+	char err[640];
+	int n = 0;
 
-	help(f, "famfs_device_capacity_bytes", "gauge", "Size of each device.");
-	help(f, "famfs_device_free_bytes", "gauge", "Bytes of each device not "
-	     "allocated to files, the log or reserved areas.");
-	help(f, "famfs_device_online", "gauge",
-	     "1 if the device is present and usable.");
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
-		int64_t size = sqlite3_column_int64(st, 2);
-		int64_t free_b = size;
+		struct dev_sample *nv = realloc(v, sizeof(*v) * (size_t)(n + 1));
+		struct dev_sample *d;
 
+		if (!nv)
+			break;
+		v = nv;
+		d = &v[n++];
+		lv((const char *)sqlite3_column_text(st, 0), d->name,
+		   sizeof(d->name));
+		lv((const char *)sqlite3_column_text(st, 1), d->provider,
+		   sizeof(d->provider));
+		d->size = d->free_b = sqlite3_column_int64(st, 2);
+		d->online = !strcmp((const char *)sqlite3_column_text(st, 3),
+				    "online");
 		if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
 			struct famfs_fs *fs = fsview_get(
 				(const char *)sqlite3_column_text(st, 4), err,
@@ -181,22 +194,30 @@ static void device_metrics(FILE *f)
 
 			if (fs && idx < FAMFS_MAX_DEVICES) {
 				fs_dev_used(fs, used, famfs_fs_ndevices(fs));
-				free_b = size - (int64_t)used[idx];
-				if (free_b < 0)
-					free_b = 0;
+				d->free_b = d->size - (int64_t)used[idx];
+				if (d->free_b < 0)
+					d->free_b = 0;
 			}
 		}
-		lv(name, a, sizeof(a));
-		lv((const char *)sqlite3_column_text(st, 1), b, sizeof(b));
-		fprintf(f, "famfs_device_capacity_bytes{device=\"%s\",provider="
-			"\"%s\"} %lld\n", a, b, (long long)size);
-		fprintf(f, "famfs_device_free_bytes{device=\"%s\",provider="
-			"\"%s\"} %lld\n", a, b, (long long)free_b);
-		fprintf(f, "famfs_device_online{device=\"%s\",provider=\"%s\"} "
-			"%d\n", a, b, !strcmp((const char *)sqlite3_column_text(
-				st, 3), "online"));
 	}
 	sqlite3_finalize(st);
+	help(f, "famfs_device_capacity_bytes", "gauge", "Size of each device.");
+	for (int i = 0; i < n; i++)
+		fprintf(f, "famfs_device_capacity_bytes{device=\"%s\",provider="
+			"\"%s\"} %lld\n", v[i].name, v[i].provider,
+			(long long)v[i].size);
+	help(f, "famfs_device_free_bytes", "gauge", "Bytes of each device not "
+	     "allocated to files, the log or reserved areas.");
+	for (int i = 0; i < n; i++)
+		fprintf(f, "famfs_device_free_bytes{device=\"%s\",provider="
+			"\"%s\"} %lld\n", v[i].name, v[i].provider,
+			(long long)v[i].free_b);
+	help(f, "famfs_device_online", "gauge",
+	     "1 if the device is present and usable.");
+	for (int i = 0; i < n; i++)
+		fprintf(f, "famfs_device_online{device=\"%s\",provider=\"%s\"} "
+			"%d\n", v[i].name, v[i].provider, v[i].online);
+	free(v);
 }
 
 struct fs_sample {
@@ -284,14 +305,13 @@ static void mount_metrics(FILE *f)
 {
 	static const char *states[] = { "starting", "mounted", "failed",
 		"stopping", "unmounted" };
-	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT name, filesystem, "
-		"role, state, restarts FROM mounts ORDER BY name");
+	const char *sql = "SELECT name, filesystem, role, state, restarts "
+			  "FROM mounts ORDER BY name";
+	sqlite3_stmt *st = store_prep(famfsd.db, sql);
 	char a[256], b[256];
 
 	help(f, "famfs_mount_state", "gauge", "1 for the current state of each "
 	     "mount, 0 for the others.");
-	help(f, "famfs_mount_restarts_total", "counter",
-	     "Times famfsd restarted the mount's server.");
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		const char *state = (const char *)sqlite3_column_text(st, 3);
 
@@ -302,6 +322,14 @@ static void mount_metrics(FILE *f)
 				"role=\"%s\",state=\"%s\"} %d\n", a, b,
 				sqlite3_column_text(st, 2), states[i],
 				!strcmp(state, states[i]));
+	}
+	sqlite3_finalize(st);
+	st = store_prep(famfsd.db, sql);
+	help(f, "famfs_mount_restarts_total", "counter",
+	     "Times famfsd restarted the mount's server.");
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		lv((const char *)sqlite3_column_text(st, 0), a, sizeof(a));
+		lv((const char *)sqlite3_column_text(st, 1), b, sizeof(b));
 		fprintf(f, "famfs_mount_restarts_total{mount=\"%s\",fs=\"%s\"} "
 			"%d\n", a, b, sqlite3_column_int(st, 4));
 	}

@@ -175,7 +175,7 @@ static int make_parents(struct famfs_fs *fs, const char *mnt, const char *path,
 		if (mnt) {
 			snprintf(full, sizeof(full), "%s%s", mnt, buf);
 			if (mkdir(full, 0755) && errno != EEXIST) {
-				snprintf(e->msg, sizeof(e->msg), "mkdir %s: %s",
+				snprintf(e->msg, sizeof(e->msg), "mkdir %.500s: %s",
 					 full, strerror(errno));
 				return -errno;
 			}
@@ -203,13 +203,13 @@ static int create_via_mount(const char *mnt, const char *path, uint64_t size,
 	fd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	if (fd < 0) {
 		rc = -errno;
-		snprintf(e->msg, sizeof(e->msg), "create %s: %s", full,
+		snprintf(e->msg, sizeof(e->msg), "create %.500s: %s", full,
 			 strerror(errno));
 		return rc;
 	}
 	if (ftruncate(fd, (off_t)size)) {
 		rc = -errno;
-		snprintf(e->msg, sizeof(e->msg), "ftruncate %s to %llu: %s",
+		snprintf(e->msg, sizeof(e->msg), "ftruncate %.500s to %llu: %s",
 			 full, (unsigned long long)size, strerror(errno));
 		close(fd);
 		unlink(full);
@@ -217,7 +217,7 @@ static int create_via_mount(const char *mnt, const char *path, uint64_t size,
 	}
 	if (close(fd)) {
 		rc = -errno;
-		snprintf(e->msg, sizeof(e->msg), "close %s: %s", full,
+		snprintf(e->msg, sizeof(e->msg), "close %.500s: %s", full,
 			 strerror(errno));
 		return rc;
 	}
@@ -249,7 +249,7 @@ static int create(struct api_req *q, struct api_resp *r)
 	if (api_size(b, "size", 0, &size, r) ||
 	    api_size(b, "chunk", policy_chunk(), &chunk, r))
 		return -1;
-	if (famfs_path_normalize(api_str(b, "path"), path, sizeof(path), &e))
+	if (famfs_path_normalize(api_str(b, "path"), path, sizeof(path), &e) < 0)
 		return api_error(r, 400, "invalid_value", "%s", e.msg);
 	if (!strcmp(path, "/"))
 		return api_error(r, 400, "invalid_value", "path must name a file");
@@ -296,14 +296,14 @@ static int delete(struct api_resp *r, const char *fsname, const char *p)
 	struct stat st;
 	int rc;
 
-	if (famfs_path_normalize(p, path, sizeof(path), &e))
+	if (famfs_path_normalize(p, path, sizeof(path), &e) < 0)
 		return api_error(r, 400, "invalid_value", "%s", e.msg);
 	if (master_mount(fsname, mnt, sizeof(mnt))) {
 		snprintf(full, sizeof(full), "%s%s", mnt, path);
 		rc = lstat(full, &st) ? -errno : S_ISDIR(st.st_mode) ?
 		     (rmdir(full) ? -errno : 0) : (unlink(full) ? -errno : 0);
 		if (rc)
-			snprintf(e.msg, sizeof(e.msg), "%s: %s", full,
+			snprintf(e.msg, sizeof(e.msg), "%.500s: %s", full,
 				 strerror(-rc));
 	} else {
 		if (open_master(fsname, &fs, r))

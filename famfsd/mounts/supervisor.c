@@ -154,7 +154,13 @@ static void log_tail(const char *name, char *out, size_t len)
 		buf[--n] = 0;
 	char *nl = strrchr(buf, '\n');
 
-	snprintf(out, len, "%s", nl ? nl + 1 : buf);
+	const char *src = nl ? nl + 1 : buf;
+	size_t k = strlen(src);
+
+	if (k >= len)
+		k = len - 1;       /* a long line is cut, on purpose */
+	memcpy(out, src, k);
+	out[k] = 0;
 }
 
 static int start_backend(struct mount_row *m, struct mount_rt *rt,
