@@ -22,7 +22,7 @@ int client_parse_opts(const char *cmd, int argc, char **argv,
 	memset(o, 0, sizeof(*o));
 	o->out = dflt;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:H:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:H:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (cli_parse_output(cmd, optarg, &o->out))

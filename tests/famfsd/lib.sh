@@ -1,0 +1,116 @@
+#!/bin/bash
+# Shared helpers for the famfsd integration tests: a real famfsd on a real
+# Unix socket in a private temporary directory, driven with curl.
+# Usage: source lib.sh; needs FAMFSD, PLUGINS (and FAMFS_CLI) from ctest.
+set -u
+
+T=$(mktemp -d /tmp/famfsd-test.XXXXXX)
+SOCK=$T/famfsd.sock
+STATE=$T/state
+LOG=$T/famfsd.log
+FAMFSD_PID=
+trap cleanup EXIT
+
+cleanup() {
+	local rc=$?
+	if [ -n "$FAMFSD_PID" ] && kill -0 "$FAMFSD_PID" 2>/dev/null; then
+		kill -TERM "$FAMFSD_PID"; wait "$FAMFSD_PID" 2>/dev/null
+	fi
+	# any FUSE server a test left behind
+	for m in $(awk -v t="$T" 'index($5, t) == 1 { print $5 }' /proc/self/mountinfo); do
+		fusermount3 -u -z "$m" 2>/dev/null
+	done
+	if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
+		echo "---- famfsd log ($LOG) ----"; cat "$LOG" 2>/dev/null | tail -50
+	fi
+	rm -rf "$T"
+	exit $rc
+}
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+pass() { echo "ok: $*"; }
+
+# start_famfsd [extra args...]: start and wait until /healthz answers.
+start_famfsd() {
+	"$FAMFSD" --config /dev/null --state-dir "$STATE" --socket "$SOCK" \
+		--plugin-dir "$PLUGINS" --host-name testhost "$@" >>"$LOG" 2>&1 &
+	FAMFSD_PID=$!
+	for _ in $(seq 1 200); do
+		curl -s --unix-socket "$SOCK" http://famfsd/healthz >/dev/null 2>&1 && return 0
+		kill -0 "$FAMFSD_PID" 2>/dev/null || fail "famfsd exited at start"
+		sleep 0.05
+	done
+	fail "famfsd did not answer on $SOCK"
+}
+
+stop_famfsd() {
+	kill -TERM "$FAMFSD_PID"
+	wait "$FAMFSD_PID"
+	local rc=$?
+	FAMFSD_PID=
+	return $rc
+}
+
+kill9_famfsd() {
+	kill -KILL "$FAMFSD_PID"
+	wait "$FAMFSD_PID" 2>/dev/null
+	FAMFSD_PID=
+}
+
+# api METHOD PATH [JSON]: sets $STATUS and $BODY.
+api() {
+	local out
+	if [ $# -ge 3 ]; then
+		out=$(curl -s --unix-socket "$SOCK" -X "$1" -H 'Content-Type: application/json' \
+			--data-binary "$3" -w '\n%{http_code}' "http://famfsd$2")
+	else
+		out=$(curl -s --unix-socket "$SOCK" -X "$1" -w '\n%{http_code}' "http://famfsd$2")
+	fi
+	STATUS=${out##*$'\n'}
+	BODY=${out%$'\n'*}
+}
+
+# expect STATUS [CODE]: the last api call's status (and error code).
+expect() {
+	[ "$STATUS" = "$1" ] || fail "expected HTTP $1, got $STATUS: $BODY"
+	if [ $# -ge 2 ]; then
+		local code
+		code=$(jq_get "$BODY" .error.code)
+		[ "$code" = "$2" ] || fail "expected error code $2, got '$code': $BODY"
+		local msg
+		msg=$(jq_get "$BODY" .error.message)
+		[ -n "$msg" ] || fail "error without a message: $BODY"
+	fi
+}
+
+# jq_get JSON PATH: tiny extractor in python (jq is not installed).
+jq_get() {
+	python3 -c '
+import json, sys
+v = json.loads(sys.argv[1])
+for k in sys.argv[2].strip(".").split("."):
+    if k == "": continue
+    if isinstance(v, list): v = v[int(k)]
+    else: v = v.get(k) if isinstance(v, dict) else None
+    if v is None: break
+print("" if v is None else (json.dumps(v) if isinstance(v, (dict, list)) else v))
+' "$1" "$2"
+}
+
+# db_state: every table but the logs, for "nothing changed" checks.
+db_state() {
+	sqlite3 "$STATE/famfsd.db" \
+		"SELECT 'kv', * FROM kv; SELECT 'd', name, uuid, path, size, state FROM devices;
+		 SELECT 's', * FROM interleave_sets; SELECT 'sd', * FROM set_devices;
+		 SELECT 'f', * FROM filesystems; SELECT 'm', name, filesystem, path, role, desired FROM mounts;
+		 SELECT 'j', id, kind, state FROM jobs;"
+}
+
+# make_devices N [SIZE]: emul0..N-1 under $T.
+make_devices() {
+	local n=$1 size=${2:-64MiB}
+	for i in $(seq 0 $((n - 1))); do
+		api POST /v1/devices "{\"name\":\"emul$i\",\"path\":\"$T/dev$i\",\"size\":\"$size\"}"
+		expect 201
+	done
+}
