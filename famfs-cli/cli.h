@@ -6,6 +6,16 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* Every command of the product, weak so that the table in main.c may name
+ * commands whose file is not linked in yet.
+ */
+#define CMD(name) int cmd_##name(int argc, char **argv) __attribute__((weak))
+CMD(mkfs); CMD(fsck); CMD(log); CMD(getmap); CMD(create); CMD(mkdir);
+CMD(rm); CMD(ls); CMD(cat); CMD(mkemul); CMD(clients); CMD(mount);
+CMD(umount); CMD(validate); CMD(diff); CMD(apply); CMD(get); CMD(describe);
+CMD(ingest); CMD(job);
+#undef CMD
+
 /* Exit codes common to all commands (fsck and diff document their own). */
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_FAIL 1
@@ -20,4 +30,41 @@ int cli_parse_output(const char *cmd, const char *arg, enum cli_output *out);
 void cli_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+
+
+/* ---- offline commands: devices given with -d/--device ------------------ */
+#include "famfs.h"
+
+struct cli_devices {
+	const char *paths[FAMFS_MAX_DEVICES];
+	unsigned n;
+};
+
+/* Add one -d argument; returns -1 (after printing) when there are too many. */
+int cli_devices_add(const char *cmd, struct cli_devices *d, const char *path);
+
+/*
+ * Open the filesystem on @d: FAMFS_OPEN_MASTER for commands that change it.
+ * The host identity comes from --host-name or $FAMFS_HOST_NAME (so that
+ * tests can stand several hosts on one machine), else the hostname.
+ * Prints the error and returns NULL on failure.
+ */
+struct famfs_fs *cli_open_fs(const char *cmd, const struct cli_devices *d,
+			     unsigned flags, const char *host_name);
+
+#include <json-c/json.h>
+/* A file map as getmap's JSON "map" object (device paths from @fs, or
+ * "dev<N>" when @fs is NULL).
+ */
+struct json_object *cli_map_json(struct famfs_fs *fs, const struct famfs_fmap *m);
+/* Print @o pretty on stdout and drop it. */
+void cli_print_json(struct json_object *o);
+/* Parse an octal mode; -1 on a bad one. */
+long cli_parse_mode(const char *s);
+
+/* getopt_long pieces shared by the offline commands */
+#define CLI_DEVICE_OPTIONS \
+	{ "device", required_argument, NULL, 'd' }, \
+	{ "host-name", required_argument, NULL, 'H' }, \
+	{ "help", no_argument, NULL, 'h' }
 #endif

@@ -11,12 +11,6 @@
 
 #include "cli.h"
 
-#define CMD(name) int cmd_##name(int argc, char **argv) __attribute__((weak))
-CMD(mkfs); CMD(fsck); CMD(log); CMD(getmap); CMD(create); CMD(mkdir);
-CMD(rm); CMD(ls); CMD(cat); CMD(mkemul); CMD(clients); CMD(mount);
-CMD(umount); CMD(validate); CMD(diff); CMD(apply); CMD(get); CMD(describe);
-CMD(ingest); CMD(job);
-#undef CMD
 
 struct cli_command {
 	const char *name;

@@ -282,6 +282,35 @@ int famfs_reclaim(struct famfs_fs *fs);
 int famfs_path_normalize(const char *in, char *out, size_t outlen,
 			 struct famfs_err *e);
 
+/* ---- log dump and fsck ------------------------------------------------- */
+
+/* Visit every valid entry in log order; stops early when @fn returns != 0. */
+typedef int (*famfs_entry_fn)(void *arg, uint64_t log_offset,
+			      const struct famfs_entry_hdr *h);
+int famfs_log_walk(struct famfs_fs *fs, famfs_entry_fn fn, void *arg);
+
+enum famfs_fsck_severity { FAMFS_FSCK_INFO, FAMFS_FSCK_WARNING, FAMFS_FSCK_ERROR };
+
+typedef void (*famfs_fsck_fn)(void *arg, enum famfs_fsck_severity sev,
+			      const char *check, const char *msg);
+
+struct famfs_fsck_result {
+	unsigned errors;
+	unsigned warnings;
+	uint64_t entries;
+	uint64_t files;
+	uint64_t dirs;
+};
+
+/*
+ * famfs_fsck() - check labels, both superblocks, the log header, every
+ * entry's CRC and sequence, and that no two maps overlap or leave the data
+ * area. Never writes. Reports each finding through @fn. Returns 0 when the
+ * check ran (see res->errors), or a negative errno when it could not run.
+ */
+int famfs_fsck(const char *const *paths, unsigned ndev, famfs_fsck_fn fn,
+	       void *arg, struct famfs_fsck_result *res, struct famfs_err *e);
+
 /* ---- space and clients -------------------------------------------------- */
 
 struct famfs_space {

@@ -115,6 +115,7 @@ struct famfs_fs {
 	uint64_t skipped;             /* CRC-valid entries that could not apply */
 	bool map_reserved;            /* commit in progress: map already marked */
 	char last_skip[200];
+	char skip_log[16][200];       /* the first skipped entries, for fsck */
 	int tail_state;
 	char tail_reason[160];
 

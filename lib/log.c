@@ -155,6 +155,9 @@ int famfs_log_scan(struct famfs_fs *fs, struct famfs_err *e)
 			snprintf(fs->last_skip, sizeof(fs->last_skip),
 				 "entry seq %llu skipped: %.150s",
 				 (unsigned long long)fs->last_seq + 1, why);
+			if (fs->skipped <= ARRAY_SIZE(fs->skip_log))
+				memcpy(fs->skip_log[fs->skipped - 1], fs->last_skip,
+				       sizeof(fs->last_skip));
 		}
 		fs->tail += (uint64_t)len;
 		fs->last_seq++;
@@ -189,4 +192,24 @@ FAMFS_EXPORT void famfs_log_status(struct famfs_fs *fs, struct famfs_log_status 
 	st->skipped = fs->skipped;
 	snprintf(st->skip_reason, sizeof(st->skip_reason), "%s", fs->last_skip);
 	pthread_rwlock_unlock(&fs->lock);
+}
+
+FAMFS_EXPORT int famfs_log_walk(struct famfs_fs *fs, famfs_entry_fn fn, void *arg)
+{
+	uint64_t off = FAMFS_LOG_HEADER_SIZE, seq = 1;
+	char why[200];
+	int r = 0;
+
+	pthread_rwlock_rdlock(&fs->lock);
+	while (off < fs->tail && !r) {
+		int64_t len = famfs_entry_check(fs, off, seq, why, sizeof(why));
+
+		if (len < 0)
+			break;
+		r = fn(arg, off, (const void *)(fs->log + off));
+		off += (uint64_t)len;
+		seq++;
+	}
+	pthread_rwlock_unlock(&fs->lock);
+	return r;
 }

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+/* famfs-cli cat: write a file's bytes to stdout, read through its map. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void cat_usage(FILE *f)
+{
+	fprintf(f, "usage: famfs-cli cat -d DEV... PATH\n\n"
+		"Write the bytes of PATH in the filesystem on DEV... to stdout.\n");
+}
+
+int cmd_cat(int argc, char **argv)
+{
+	static const struct option opts[] = { CLI_DEVICE_OPTIONS, { 0 } };
+	struct cli_devices devs = { 0 };
+	const char *host = NULL;
+	int c, rc = CLI_EXIT_OK;
+
+	while ((c = getopt_long(argc, argv, "d:H:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': if (cli_devices_add("cat", &devs, optarg)) return CLI_EXIT_USAGE; break;
+		case 'H': host = optarg; break;
+		case 'h': cat_usage(stdout); return CLI_EXIT_OK;
+		default: cat_usage(stderr); return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		cat_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	struct famfs_fs *fs = cli_open_fs("cat", &devs, FAMFS_OPEN_READ, host);
+	struct famfs_node *n;
+	struct famfs_attr a;
+	size_t bs = 4 << 20;
+	char *buf = malloc(bs);
+
+	if (!fs || !buf) {
+		free(buf);
+		famfs_close(fs);
+		return CLI_EXIT_FAIL;
+	}
+	n = famfs_lookup(fs, argv[optind]);
+	if (!n || famfs_node_is_dir(n)) {
+		cli_error("cat", "%s: %s", argv[optind], n ? "is a directory" : "no such file");
+		rc = CLI_EXIT_FAIL;
+		goto out;
+	}
+	famfs_node_attr(n, &a);
+	for (uint64_t off = 0; off < a.size;) {
+		int64_t r = famfs_read(fs, famfs_node_map(n), a.size, off, buf, bs);
+
+		if (r <= 0 || write(1, buf, (size_t)r) != r) {
+			cli_error("cat", "%s: read or write failed at offset %llu",
+				  argv[optind], (unsigned long long)off);
+			rc = CLI_EXIT_FAIL;
+			break;
+		}
+		off += (uint64_t)r;
+	}
+out:
+	free(buf);
+	famfs_close(fs);
+	return rc;
+}

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+/* famfs-cli create: make a pre-allocated file offline, optionally filled. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void create_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: famfs-cli create -d DEV... [options] PATH\n\n"
+		"Create PATH in the filesystem on DEV... (as its master) with its\n"
+		"space allocated now. Without --from the file is zero-filled.\n\n"
+		"  -s, --size SIZE     file size (default: the size of --from)\n"
+		"  -f, --from FILE     fill from FILE ('-' reads stdin)\n"
+		"  -n, --strips N      interleave over N strips (default: all devices)\n"
+		"  -c, --chunk SIZE    interleave chunk, a multiple of 2MiB (default 2MiB)\n"
+		"  -m, --mode MODE     octal permissions (default 0644)\n"
+		"  -u, --uid UID  -g, --gid GID   owner (default 0:0)\n"
+		"  -H, --host-name NAME  this host's identity (default $FAMFS_HOST_NAME\n"
+		"                        or the hostname; must be the fs's master)\n");
+}
+
+/* Read all of @fd into memory (stdin has no size to allocate by). */
+static int slurp(int fd, uint8_t **buf, uint64_t *len)
+{
+	size_t cap = 1 << 20, n = 0;
+	uint8_t *b = malloc(cap);
+
+	for (ssize_t r; b; n += (size_t)r) {
+		if (n == cap && !(b = realloc(b, cap *= 2)))
+			break;
+		r = read(fd, b + n, cap - n);
+		if (r < 0) {
+			free(b);
+			return -errno;
+		}
+		if (r == 0) {
+			*buf = b;
+			*len = n;
+			return 0;
+		}
+	}
+	return -ENOMEM;
+}
+
+/* Copy @fd into the reserved map; the source must hold exactly @size. */
+static int fill_from_fd(struct famfs_fs *fs, const struct famfs_fmap *m, int fd,
+			uint64_t size, const char *src)
+{
+	size_t bs = 4 << 20;
+	uint8_t *buf = malloc(bs);
+	uint64_t off = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (off < size) {
+		ssize_t r = read(fd, buf, bs);
+
+		if (r <= 0) {
+			cli_error("create", "%s: %s after %llu of %llu bytes", src,
+				  r < 0 ? strerror(errno) : "ended",
+				  (unsigned long long)off, (unsigned long long)size);
+			free(buf);
+			return -EIO;
+		}
+		if (off + (uint64_t)r > size)
+			r = (ssize_t)(size - off);
+		famfs_write_map(fs, m, off, buf, (uint64_t)r);
+		off += (uint64_t)r;
+	}
+	free(buf);
+	return 0;
+}
+
+int cmd_create(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "strips", required_argument, NULL, 'n' },
+		{ "chunk", required_argument, NULL, 'c' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "uid", required_argument, NULL, 'u' },
+		{ "gid", required_argument, NULL, 'g' },
+		CLI_DEVICE_OPTIONS, { 0 }
+	};
+	struct cli_devices devs = { 0 };
+	struct famfs_alloc_policy pol = { 0 };
+	struct famfs_file_attr a = { .mode = 0644 };
+	struct famfs_err e = { 0 };
+	const char *from = NULL, *host = NULL;
+	bool have_size = false;
+	uint8_t *data = NULL;
+	int c, fd = -1, rc = CLI_EXIT_FAIL;
+	long mode;
+
+	while ((c = getopt_long(argc, argv, "s:f:n:c:m:u:g:d:H:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (famfs_parse_size(optarg, &a.size)) {
+				cli_error("create", "bad size '%s'", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			have_size = true;
+			break;
+		case 'f': from = optarg; break;
+		case 'n': pol.nstrips = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'c':
+			if (famfs_parse_size(optarg, &pol.chunk)) {
+				cli_error("create", "bad chunk '%s'", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case 'm':
+			if ((mode = cli_parse_mode(optarg)) < 0) {
+				cli_error("create", "bad mode '%s' (octal, e.g. 0644)", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			a.mode = (uint32_t)mode;
+			break;
+		case 'u': a.uid = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'g': a.gid = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'd': if (cli_devices_add("create", &devs, optarg)) return CLI_EXIT_USAGE; break;
+		case 'H': host = optarg; break;
+		case 'h': create_usage(stdout); return CLI_EXIT_OK;
+		default: create_usage(stderr); return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc || (!have_size && !from)) {
+		create_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	/* Check the source before the filesystem is touched. */
+	if (from && !strcmp(from, "-") && !have_size) {
+		if (slurp(0, &data, &a.size)) {
+			cli_error("create", "cannot read stdin");
+			return CLI_EXIT_FAIL;
+		}
+	} else if (from) {
+		struct stat st;
+
+		fd = strcmp(from, "-") ? open(from, O_RDONLY | O_CLOEXEC) : 0;
+		if (fd < 0 || fstat(fd, &st)) {
+			cli_error("create", "%s: %s", from, strerror(errno));
+			return CLI_EXIT_FAIL;
+		}
+		if (!have_size)
+			a.size = (uint64_t)st.st_size;
+	}
+
+	struct famfs_fs *fs = cli_open_fs("create", &devs, FAMFS_OPEN_MASTER, host);
+	struct famfs_fmap *m = NULL;
+
+	if (!fs)
+		goto out;
+	if (!from) {
+		rc = famfs_create_file(fs, argv[optind], &a, &pol, NULL, &e) ?
+		     CLI_EXIT_FAIL : CLI_EXIT_OK;
+		goto report;
+	}
+	if (famfs_lookup(fs, argv[optind])) {
+		cli_error("create", "%s: already exists", argv[optind]);
+		goto out;
+	}
+	if (famfs_alloc(fs, a.size, &pol, &m, &e))
+		goto report;
+	if (data)
+		famfs_write_map(fs, m, 0, data, a.size);
+	else if (fill_from_fd(fs, m, fd, a.size, from)) {
+		famfs_alloc_release(fs, m);
+		goto out;
+	}
+	if (famfs_commit_file(fs, argv[optind], &a, m, &e)) {
+		famfs_alloc_release(fs, m);
+		goto report;
+	}
+	rc = CLI_EXIT_OK;
+report:
+	if (rc != CLI_EXIT_OK)
+		cli_error("create", "%s", e.msg);
+out:
+	free(m);
+	free(data);
+	if (fd > 0)
+		close(fd);
+	famfs_close(fs);
+	return rc;
+}

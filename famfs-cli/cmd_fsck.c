@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+/* famfs-cli fsck: check a filesystem, never writing to it. */
+#include <getopt.h>
+
+#include "cli.h"
+
+/* Exit codes, modelled on e2fsck's so operators' scripts read them alike. */
+#define FSCK_EXIT_CLEAN 0
+#define FSCK_EXIT_ERRORS 4
+#define FSCK_EXIT_FAILED 8
+#define FSCK_EXIT_USAGE 16
+
+static void fsck_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: famfs-cli fsck [-o human|json] [-q] DEV...\n\n"
+		"Check the device labels, both superblocks, the log header, every\n"
+		"log entry (CRC, sequence) and that no file maps overlap or leave the\n"
+		"data area. Read-only: safe on a mounted filesystem.\n\n"
+		"exit status: 0 no errors (warnings, e.g. a torn last entry after a\n"
+		"crash, may be printed), 4 errors found, 8 the check could not run,\n"
+		"16 usage error.\n");
+}
+
+struct fsck_out {
+	enum cli_output out;
+	bool quiet;
+	struct json_object *findings;
+};
+
+static void on_finding(void *arg, enum famfs_fsck_severity sev, const char *check,
+		       const char *msg)
+{
+	static const char *const names[] = { "info", "warning", "error" };
+	struct fsck_out *o = arg;
+
+	if (o->out == CLI_OUT_JSON) {
+		struct json_object *f = json_object_new_object();
+
+		json_object_object_add(f, "severity", json_object_new_string(names[sev]));
+		json_object_object_add(f, "check", json_object_new_string(check));
+		json_object_object_add(f, "message", json_object_new_string(msg));
+		json_object_array_add(o->findings, f);
+	} else if (!o->quiet || sev != FAMFS_FSCK_INFO) {
+		printf("%s: %s: %s\n", names[sev], check, msg);
+	}
+}
+
+int cmd_fsck(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct fsck_out o = { 0 };
+	struct famfs_fsck_result res;
+	struct famfs_err e = { 0 };
+	int c, r, rc;
+
+	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': if (cli_parse_output("fsck", optarg, &o.out)) return FSCK_EXIT_USAGE; break;
+		case 'q': o.quiet = true; break;
+		case 'h': fsck_usage(stdout); return FSCK_EXIT_CLEAN;
+		default: fsck_usage(stderr); return FSCK_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fsck_usage(stderr);
+		return FSCK_EXIT_USAGE;
+	}
+	o.findings = json_object_new_array();
+	r = famfs_fsck((const char *const *)argv + optind, (unsigned)(argc - optind),
+		       on_finding, &o, &res, &e);
+	rc = r ? FSCK_EXIT_FAILED : res.errors ? FSCK_EXIT_ERRORS : FSCK_EXIT_CLEAN;
+	if (o.out == CLI_OUT_JSON) {
+		struct json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "clean", json_object_new_boolean(rc == 0));
+		json_object_object_add(j, "errors", json_object_new_int((int)res.errors));
+		json_object_object_add(j, "warnings", json_object_new_int((int)res.warnings));
+		json_object_object_add(j, "entries", json_object_new_uint64(res.entries));
+		json_object_object_add(j, "files", json_object_new_uint64(res.files));
+		json_object_object_add(j, "directories", json_object_new_uint64(res.dirs));
+		json_object_object_add(j, "findings", o.findings);
+		cli_print_json(j);
+	} else {
+		json_object_put(o.findings);
+		printf("%s: %u error(s), %u warning(s)\n",
+		       rc == FSCK_EXIT_CLEAN ? "clean" : "NOT CLEAN", res.errors,
+		       res.warnings);
+	}
+	return rc;
+}

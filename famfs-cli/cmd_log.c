@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+/* famfs-cli log: dump the metadata log entry by entry. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void log_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: famfs-cli log [-o human|json] DEV...\n\n"
+		"Print every valid log entry (seq, type, offset, time, path, map),\n"
+		"then where the valid log ends and why.\n");
+}
+
+struct log_out {
+	enum cli_output out;
+	struct json_object *arr;
+};
+
+static const char *type_name(uint16_t t)
+{
+	switch (t) {
+	case FAMFS_ENTRY_FILE: return "file";
+	case FAMFS_ENTRY_MKDIR: return "mkdir";
+	case FAMFS_ENTRY_DELETE: return "delete";
+	case FAMFS_ENTRY_DEVICE_ADD: return "device_add";
+	default: return "unknown";
+	}
+}
+
+/* Decode the path and (for files) the map of an entry. */
+static struct json_object *entry_json(uint64_t off, const struct famfs_entry_hdr *h)
+{
+	struct json_object *o = json_object_new_object();
+	const char *path = NULL;
+	unsigned plen = 0;
+
+	json_object_object_add(o, "seq", json_object_new_uint64(h->seq));
+	json_object_object_add(o, "type", json_object_new_string(type_name(h->type)));
+	json_object_object_add(o, "offset", json_object_new_uint64(off));
+	json_object_object_add(o, "length", json_object_new_int((int)h->len));
+	json_object_object_add(o, "logged_ns", json_object_new_uint64(h->logged_ns));
+	if (h->type == FAMFS_ENTRY_FILE) {
+		const struct famfs_entry_file *f = (const void *)(h + 1);
+		const struct famfs_map_item *it = (const void *)(f + 1);
+		struct famfs_fmap *m = calloc(1, famfs_fmap_sizeof(f->nitems));
+
+		path = (const char *)(it + f->nitems);
+		plen = f->path_len;
+		json_object_object_add(o, "size", json_object_new_uint64(f->size));
+		json_object_object_add(o, "mode", json_object_new_int((int)f->mode));
+		json_object_object_add(o, "uid", json_object_new_int64(f->uid));
+		json_object_object_add(o, "gid", json_object_new_int64(f->gid));
+		json_object_object_add(o, "mtime_ns", json_object_new_uint64(f->mtime_ns));
+		if (m) {
+			m->type = f->map_type;
+			m->nitems = f->nitems;
+			m->chunk = f->chunk;
+			memcpy(m->items, it, f->nitems * sizeof(*it));
+			json_object_object_add(o, "map", cli_map_json(NULL, m));
+			free(m);
+		}
+	} else if (h->type == FAMFS_ENTRY_MKDIR) {
+		const struct famfs_entry_mkdir *d = (const void *)(h + 1);
+
+		path = (const char *)(d + 1);
+		plen = d->path_len;
+		json_object_object_add(o, "mode", json_object_new_int((int)d->mode));
+	} else if (h->type == FAMFS_ENTRY_DELETE) {
+		const struct famfs_entry_delete *d = (const void *)(h + 1);
+
+		path = (const char *)(d + 1);
+		plen = d->path_len;
+		json_object_object_add(o, "target_seq", json_object_new_uint64(d->target_seq));
+	}
+	if (path)
+		json_object_object_add(o, "path", json_object_new_string_len(path, (int)plen));
+	return o;
+}
+
+static int on_entry(void *arg, uint64_t off, const struct famfs_entry_hdr *h)
+{
+	struct log_out *lo = arg;
+	struct json_object *o = entry_json(off, h);
+
+	if (lo->out == CLI_OUT_JSON) {
+		json_object_array_add(lo->arr, o);
+		return 0;
+	}
+	struct json_object *p, *sz;
+
+	printf("%8" PRIu64 " %-10s @%-10" PRIu64, h->seq, type_name(h->type), off);
+	if (json_object_object_get_ex(o, "path", &p))
+		printf(" %s", json_object_get_string(p));
+	if (json_object_object_get_ex(o, "size", &sz))
+		printf(" (%" PRIu64 " bytes)", json_object_get_uint64(sz));
+	printf("\n");
+	json_object_put(o);
+	return 0;
+}
+
+int cmd_log(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct log_out lo = { 0 };
+	struct cli_devices devs = { 0 };
+	struct famfs_log_status st;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': if (cli_parse_output("log", optarg, &lo.out)) return CLI_EXIT_USAGE; break;
+		case 'h': log_usage(stdout); return CLI_EXIT_OK;
+		default: log_usage(stderr); return CLI_EXIT_USAGE;
+		}
+	}
+	for (int i = optind; i < argc; i++)
+		if (cli_devices_add("log", &devs, argv[i]))
+			return CLI_EXIT_USAGE;
+	if (!devs.n) {
+		log_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	struct famfs_fs *fs = cli_open_fs("log", &devs, FAMFS_OPEN_READ, NULL);
+
+	if (!fs)
+		return CLI_EXIT_FAIL;
+	lo.arr = json_object_new_array();
+	famfs_log_walk(fs, on_entry, &lo);
+	famfs_log_status(fs, &st);
+	if (lo.out == CLI_OUT_JSON) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "entries", lo.arr);
+		json_object_object_add(o, "used_bytes", json_object_new_uint64(st.used_bytes));
+		json_object_object_add(o, "size_bytes", json_object_new_uint64(st.size_bytes));
+		json_object_object_add(o, "tail", json_object_new_string(
+			st.tail_state == FAMFS_TAIL_CLEAN ? "clean" : "torn"));
+		if (st.tail_state != FAMFS_TAIL_CLEAN)
+			json_object_object_add(o, "tail_reason",
+					       json_object_new_string(st.tail_reason));
+		cli_print_json(o);
+	} else {
+		json_object_put(lo.arr);
+		printf("-- %" PRIu64 " entries, %" PRIu64 " of %" PRIu64 " bytes; tail %s%s%s\n",
+		       st.entries, st.used_bytes, st.size_bytes,
+		       st.tail_state == FAMFS_TAIL_CLEAN ? "clean" : "torn",
+		       st.tail_state == FAMFS_TAIL_CLEAN ? "" : ": ", st.tail_reason);
+	}
+	famfs_close(fs);
+	return CLI_EXIT_OK;
+}

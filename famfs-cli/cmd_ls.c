@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+/* famfs-cli ls: list a directory offline. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <time.h>
+
+#include "cli.h"
+
+static void ls_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: famfs-cli ls -d DEV... [-R] [-o human|json] [PATH]\n\n"
+		"List PATH (default /) of the filesystem on DEV...: mode, owner,\n"
+		"size, allocated bytes, mtime and name.\n"
+		"  -R, --recursive   list subdirectories too\n");
+}
+
+static void print_node(struct famfs_node *n, const char *prefix)
+{
+	struct famfs_attr a;
+	char when[32];
+	time_t t;
+	struct tm tm;
+
+	famfs_node_attr(n, &a);
+	t = (time_t)(a.mtime_ns / 1000000000ULL);
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	printf("%c%04o %5u %5u %12" PRIu64 " %12" PRIu64 " %s %s%s%s\n",
+	       famfs_node_is_dir(n) ? 'd' : '-', a.mode & 07777, a.uid, a.gid,
+	       a.size, a.alloc_bytes, when, prefix, famfs_node_name(n),
+	       famfs_node_is_dir(n) ? "/" : "");
+}
+
+static struct json_object *node_json(struct famfs_node *n, bool recursive)
+{
+	struct json_object *o = json_object_new_object();
+	struct famfs_attr a;
+
+	famfs_node_attr(n, &a);
+	json_object_object_add(o, "name", json_object_new_string(famfs_node_name(n)));
+	json_object_object_add(o, "type", json_object_new_string(
+		famfs_node_is_dir(n) ? "directory" : "file"));
+	json_object_object_add(o, "mode", json_object_new_int((int)(a.mode & 07777)));
+	json_object_object_add(o, "uid", json_object_new_int64(a.uid));
+	json_object_object_add(o, "gid", json_object_new_int64(a.gid));
+	json_object_object_add(o, "size", json_object_new_uint64(a.size));
+	json_object_object_add(o, "alloc_bytes", json_object_new_uint64(a.alloc_bytes));
+	json_object_object_add(o, "mtime_ns", json_object_new_uint64(a.mtime_ns));
+	if (famfs_node_is_dir(n) && recursive) {
+		struct json_object *ch = json_object_new_array();
+
+		for (struct famfs_node *c = famfs_node_first_child(n); c;
+		     c = famfs_node_next_sibling(c))
+			json_object_array_add(ch, node_json(c, true));
+		json_object_object_add(o, "children", ch);
+	}
+	return o;
+}
+
+static void list_dir(struct famfs_node *dir, const char *prefix, bool recursive)
+{
+	char sub[FAMFS_PATH_MAX + 2];
+
+	for (struct famfs_node *c = famfs_node_first_child(dir); c;
+	     c = famfs_node_next_sibling(c)) {
+		print_node(c, prefix);
+		if (recursive && famfs_node_is_dir(c)) {
+			snprintf(sub, sizeof(sub), "%s%s/", prefix, famfs_node_name(c));
+			list_dir(c, sub, true);
+		}
+	}
+}
+
+int cmd_ls(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "recursive", no_argument, NULL, 'R' },
+		{ "output", required_argument, NULL, 'o' }, CLI_DEVICE_OPTIONS, { 0 }
+	};
+	struct cli_devices devs = { 0 };
+	enum cli_output out = CLI_OUT_HUMAN;
+	const char *host = NULL, *path = "/";
+	bool recursive = false;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "Ro:d:H:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'R': recursive = true; break;
+		case 'o': if (cli_parse_output("ls", optarg, &out)) return CLI_EXIT_USAGE; break;
+		case 'd': if (cli_devices_add("ls", &devs, optarg)) return CLI_EXIT_USAGE; break;
+		case 'H': host = optarg; break;
+		case 'h': ls_usage(stdout); return CLI_EXIT_OK;
+		default: ls_usage(stderr); return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		path = argv[optind];
+	struct famfs_fs *fs = cli_open_fs("ls", &devs, FAMFS_OPEN_READ, host);
+	struct famfs_node *n;
+
+	if (!fs)
+		return CLI_EXIT_FAIL;
+	n = famfs_lookup(fs, path);
+	if (!n) {
+		cli_error("ls", "%s: no such file or directory", path);
+		famfs_close(fs);
+		return CLI_EXIT_FAIL;
+	}
+	if (out == CLI_OUT_JSON)
+		cli_print_json(node_json(n, true));
+	else if (famfs_node_is_dir(n))
+		list_dir(n, "", recursive);
+	else
+		print_node(n, "");
+	famfs_close(fs);
+	return CLI_EXIT_OK;
+}
