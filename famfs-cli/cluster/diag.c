@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/diag.h"
+
+void diag_add(struct diag *d, const struct ymark *m, const char *path,
+	      const char *fmt, ...)
+{
+	struct diag_entry *e;
+	va_list ap;
+	char *msg;
+	int r;
+
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 16;
+		struct diag_entry *v = realloc(d->v, cap * sizeof(*v));
+
+		if (!v) {
+			d->dropped++;
+			return;
+		}
+		d->v = v;
+		d->cap = cap;
+	}
+	va_start(ap, fmt);
+	r = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		d->dropped++;
+		return;
+	}
+	e = &d->v[d->n];
+	e->path = strdup(path ? path : "");
+	if (!e->path) {
+		free(msg);
+		d->dropped++;
+		return;
+	}
+	e->msg = msg;
+	e->mark = m ? *m : (struct ymark){ 0, 0 };
+	e->seq = d->n;
+	d->n++;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct diag_entry *x = a, *y = b;
+
+	if (x->mark.line != y->mark.line)
+		return x->mark.line < y->mark.line ? -1 : 1;
+	if (x->mark.col != y->mark.col)
+		return x->mark.col < y->mark.col ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void diag_print(struct diag *d, FILE *f)
+{
+	qsort(d->v, d->n, sizeof(*d->v), entry_cmp);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct diag_entry *e = &d->v[i];
+
+		fprintf(f, "%s:%u:%u: %s%s%s\n", d->file, e->mark.line,
+			e->mark.col, e->path, *e->path ? ": " : "", e->msg);
+	}
+	if (d->dropped)
+		fprintf(f, "%s: %zu more problems could not be recorded (out "
+			"of memory)\n", d->file, d->dropped);
+}
+
+void diag_free(struct diag *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		free(d->v[i].path);
+		free(d->v[i].msg);
+	}
+	free(d->v);
+	d->v = NULL;
+	d->n = d->cap = 0;
+}
+
+size_t kpath_key(struct kpath *p, const char *key)
+{
+	size_t old = p->len;
+	int r = snprintf(p->buf + p->len, sizeof(p->buf) - p->len, "%s%s",
+			 p->len ? "." : "", key);
+
+	if (r > 0)
+		p->len += (size_t)r < sizeof(p->buf) - p->len ?
+			(size_t)r : sizeof(p->buf) - p->len - 1;
+	return old;
+}
+
+size_t kpath_index(struct kpath *p, size_t i)
+{
+	size_t old = p->len;
+	int r = snprintf(p->buf + p->len, sizeof(p->buf) - p->len, "[%zu]", i);
+
+	if (r > 0)
+		p->len += (size_t)r < sizeof(p->buf) - p->len ?
+			(size_t)r : sizeof(p->buf) - p->len - 1;
+	return old;
+}
