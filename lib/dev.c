@@ -148,6 +148,8 @@ FAMFS_EXPORT int famfs_dev_open(const char *path, bool writable,
 			"%s: device of %llu bytes is too small (minimum 4 MiB)",
 			path, (unsigned long long)size);
 	}
+	uint64_t raw_size = size;
+
 	size -= size % FAMFS_UNIT_SIZE; /* a trailing partial unit is unused */
 	base = mmap(NULL, size, PROT_READ | (writable ? PROT_WRITE : 0),
 		    MAP_SHARED, fd, 0);
@@ -167,6 +169,7 @@ FAMFS_EXPORT int famfs_dev_open(const char *path, bool writable,
 	d->fd = fd;
 	d->base = base;
 	d->size = size;
+	d->raw_size = raw_size;
 	d->kind = kind;
 	d->writable = writable;
 	*out = d;

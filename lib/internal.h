@@ -28,7 +28,8 @@ struct famfs_dev {
 	char *path;
 	int fd;
 	uint8_t *base;
-	uint64_t size;
+	uint64_t size;                /* usable: whole 2 MiB units */
+	uint64_t raw_size;            /* as the device reports it */
 	enum famfs_dev_kind kind;
 	bool writable;
 };
@@ -131,6 +132,7 @@ struct famfs_fs {
 	char last_alloc_error[200];
 
 	int slot;                     /* client slot index or -1 */
+	uint8_t *slots_rw;            /* a client's writable map of unit 0 */
 	struct famfs_uuid session_uuid;
 	uint64_t published_seq;
 	uint64_t published_ns;

@@ -54,6 +54,11 @@ static int check_geometry(struct famfs_dev **devs, unsigned ndev,
 					"%s and %s are the same device",
 					devs[j]->path, devs[i]->path);
 		}
+		if (devs[i]->raw_size % FAMFS_UNIT_SIZE)
+			return famfs_set_err(e, -EINVAL,
+				"%s: size %llu is not a multiple of 2 MiB (the "
+				"allocation unit)", devs[i]->path,
+				(unsigned long long)devs[i]->raw_size);
 		if (devs[i]->size < 2 * FAMFS_UNIT_SIZE)
 			return famfs_set_err(e, -ENOSPC,
 				"%s: %llu bytes is too small (minimum 4 MiB)",

@@ -199,8 +199,7 @@ FAMFS_EXPORT void famfs_close(struct famfs_fs *fs)
 {
 	if (!fs)
 		return;
-	if (fs->slot >= 0)
-		famfs_slot_release(fs);
+	famfs_slot_release(fs);
 	if (fs->root)
 		famfs_ns_free(fs);
 	famfs_alloc_free_state(fs);

@@ -7,6 +7,9 @@
  * evict a client that is gone for good.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -15,12 +18,45 @@
 
 static struct famfs_client_slot *slot_at(struct famfs_fs *fs, unsigned i)
 {
-	return (struct famfs_client_slot *)(fs->dev[0]->base + fs->sb.slots_offset) + i;
+	uint8_t *base = fs->slots_rw ? fs->slots_rw : fs->dev[0]->base;
+
+	return (struct famfs_client_slot *)(base + fs->sb.slots_offset) + i;
+}
+
+/*
+ * A client maps its devices read-only, except the first unit of device 0
+ * where the slot table lives: publishing its position is its one write.
+ * (A whole unit, because devdax maps only at its alignment.)
+ */
+static int map_slots_writable(struct famfs_fs *fs, struct famfs_err *e)
+{
+	int fd;
+	void *p;
+
+	if (fs->dev[0]->writable)
+		return 0;
+	fd = open(fs->dev[0]->path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return famfs_set_err(e, -errno,
+			"%s: a client needs write access to the slot table: %s",
+			fs->dev[0]->path, strerror(errno));
+	p = mmap(NULL, FAMFS_UNIT_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return famfs_set_err(e, -errno, "%s: cannot map the slot table",
+				     fs->dev[0]->path);
+	fs->slots_rw = p;
+	return 0;
+}
+
+static void slot_flush_ptr(struct famfs_fs *fs, const void *p, uint64_t len)
+{
+	famfs_dev_flush_range(fs->dev[0], p, len);
 }
 
 static void slot_flush(struct famfs_fs *fs, unsigned i)
 {
-	famfs_dev_flush_range(fs->dev[0], slot_at(fs, i), sizeof(struct famfs_client_slot));
+	slot_flush_ptr(fs, slot_at(fs, i), sizeof(struct famfs_client_slot));
 }
 
 static void slot_invalidate(struct famfs_fs *fs)
@@ -44,6 +80,10 @@ static uint64_t safe_position(struct famfs_fs *fs)
 
 int famfs_slot_claim(struct famfs_fs *fs, struct famfs_err *e)
 {
+	int r = map_slots_writable(fs, e);
+
+	if (r)
+		return r;
 	famfs_uuid_generate(&fs->session_uuid);
 	/* Two hosts may race for one free slot: write, flush, re-read after a
 	 * pause, and move on if another claim won.
@@ -81,9 +121,14 @@ int famfs_slot_claim(struct famfs_fs *fs, struct famfs_err *e)
 		fs->sb.nslots);
 }
 
+/* Give the slot back (if any) and drop the writable slot map. */
 void famfs_slot_release(struct famfs_fs *fs)
 {
-	struct famfs_client_slot *s = slot_at(fs, (unsigned)fs->slot);
+	struct famfs_client_slot *s;
+
+	if (fs->slot < 0)
+		goto unmap;
+	s = slot_at(fs, (unsigned)fs->slot);
 
 	famfs_dev_invalidate(fs->dev[0], fs->sb.slots_offset +
 			     (unsigned)fs->slot * sizeof(*s), sizeof(*s));
@@ -92,6 +137,10 @@ void famfs_slot_release(struct famfs_fs *fs)
 		slot_flush(fs, (unsigned)fs->slot);
 	}
 	fs->slot = -1;
+unmap:
+	if (fs->slots_rw)
+		munmap(fs->slots_rw, FAMFS_UNIT_SIZE);
+	fs->slots_rw = NULL;
 }
 
 /* Called after each replay: cheap unless the position moved or a second

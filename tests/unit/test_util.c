@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+void tdevs_make(struct tdevs *t, unsigned n, uint64_t size)
+{
+	const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+	struct famfs_err e = { 0 };
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->dir, sizeof(t->dir), "%s/famfs-unit-XXXXXX", base);
+	assert_non_null(mkdtemp(t->dir));
+	t->n = n;
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(t->path[i], sizeof(t->path[i]), "%s/dev%u", t->dir, i);
+		t->paths[i] = t->path[i];
+		if (famfs_emul_create(t->path[i], size, &e)) {
+			fprintf(stderr, "%s\n", e.msg);
+			fail();
+		}
+	}
+}
+
+void tdevs_remove(struct tdevs *t)
+{
+	for (unsigned i = 0; i < t->n; i++)
+		unlink(t->path[i]);
+	rmdir(t->dir);
+}
+
+void tdevs_mkfs(struct tdevs *t, uint64_t log_size)
+{
+	struct famfs_mkfs_opts o = { .log_size = log_size, .master_name = "hostA" };
+	struct famfs_err e = { 0 };
+
+	if (famfs_mkfs(t->paths, t->n, &o, NULL, &e)) {
+		fprintf(stderr, "mkfs: %s\n", e.msg);
+		fail();
+	}
+}
+
+struct famfs_fs *tdevs_open(struct tdevs *t, unsigned flags)
+{
+	struct famfs_open_opts o = { .flags = flags, .host_name = "hostA" };
+	struct famfs_err e = { 0 };
+	struct famfs_fs *fs = NULL;
+
+	if (famfs_open(t->paths, t->n, &o, &fs, &e)) {
+		fprintf(stderr, "open: %s\n", e.msg);
+		fail();
+	}
+	return fs;
+}
+
+uint8_t *tdevs_snapshot(struct tdevs *t, unsigned i, size_t *len)
+{
+	FILE *f = fopen(t->path[i], "rb");
+	uint8_t *b;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	b = malloc((size_t)n);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return b;
+}
+
+void fill_pattern(void *buf, size_t len, uint64_t seed)
+{
+	uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
+	uint8_t *p = buf;
+
+	for (size_t i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		p[i] = (uint8_t)x;
+	}
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Shared by the unit tests: emulated devices in a fresh temporary dir. */
+#ifndef FAMFS_TEST_UTIL_H
+#define FAMFS_TEST_UTIL_H
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "famfs.h"
+
+struct tdevs {
+	char dir[256];
+	char path[8][300];
+	const char *paths[8];
+	unsigned n;
+};
+
+/* Create @n emulated devices of @size bytes each under a new temp dir. */
+void tdevs_make(struct tdevs *t, unsigned n, uint64_t size);
+void tdevs_remove(struct tdevs *t);
+/* mkfs with a small log; asserts success. */
+void tdevs_mkfs(struct tdevs *t, uint64_t log_size);
+struct famfs_fs *tdevs_open(struct tdevs *t, unsigned flags);
+/* Whole contents of a device file, for before/after comparisons. */
+uint8_t *tdevs_snapshot(struct tdevs *t, unsigned i, size_t *len);
+void fill_pattern(void *buf, size_t len, uint64_t seed);
+
+#endif
