@@ -38,6 +38,8 @@ struct famfs_attrs {
 	struct timespec64 mtime;
 	struct timespec64 ctime;
 	u64 size;
+	/* NULL: famfs_file_operations */
+	const struct file_operations *fops;
 };
 
 /* inode.c */
@@ -54,11 +56,15 @@ int famfs_add_file(struct dentry *parent, const char *name,
 int famfs_add_dir(struct dentry *parent, const char *name,
 		  const struct famfs_attrs *a);
 void famfs_evict_inode(struct inode *inode);
+int famfs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+		  struct iattr *attr);
 extern const struct inode_operations famfs_dir_inode_operations;
 extern const struct file_operations famfs_dir_operations;
 
 /* file.c */
+extern const struct inode_operations famfs_file_inode_operations;
 extern const struct file_operations famfs_file_operations;
+extern const struct file_operations famfs_meta_file_operations;
 extern const struct address_space_operations famfs_dax_aops;
 extern const struct iomap_ops famfs_iomap_ops;
 

@@ -54,7 +54,11 @@ static ssize_t famfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	if (!iov_iter_count(to))
 		return 0;
 	inode_lock_shared(inode);
-	ret = dax_iomap_rw(iocb, to, &famfs_iomap_ops);
+	/* iomap_begin refuses offsets past the map, so EOF is found here. */
+	if (iocb->ki_pos >= i_size_read(inode))
+		ret = 0;
+	else
+		ret = dax_iomap_rw(iocb, to, &famfs_iomap_ops);
 	inode_unlock_shared(inode);
 	file_accessed(iocb->ki_filp);
 	return ret;
@@ -134,6 +138,11 @@ static int famfs_fsync(struct file *file, loff_t start, loff_t end,
 	return file_write_and_wait_range(file, start, end);
 }
 
+const struct inode_operations famfs_file_inode_operations = {
+	.setattr	= famfs_setattr,
+	.getattr	= simple_getattr,
+};
+
 const struct file_operations famfs_file_operations = {
 	.llseek			= generic_file_llseek,
 	.read_iter		= famfs_read_iter,
@@ -143,6 +152,95 @@ const struct file_operations famfs_file_operations = {
 	.fsync			= famfs_fsync,
 	.splice_read		= generic_file_splice_read,
 	.unlocked_ioctl		= famfs_file_ioctl,
+};
+
+/*
+ * .meta/dev0 maps the whole device, file data included, so its pages
+ * are also mapped by the files. fsdax on 6.1 lets a page belong to one
+ * address_space only (page->mapping), so the meta file must not insert
+ * DAX entries: it maps raw device pfns, 4 KiB at a time, and keeps no
+ * page cache state. Private writable mappings would need a CoW copy and
+ * are refused.
+ */
+static vm_fault_t famfs_meta_fault(struct vm_fault *vmf)
+{
+	struct inode *inode = file_inode(vmf->vma->vm_file);
+	struct famfs_sb_info *sbi = FAMFS_SB(inode->i_sb);
+	u64 pos = (u64)vmf->pgoff << PAGE_SHIFT;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+	void *kaddr;
+	pfn_t pfn;
+	int id;
+
+	if (pos >= i_size_read(inode))
+		return VM_FAULT_SIGBUS;
+	id = dax_read_lock();
+	if (dax_direct_access(sbi->dax_dev, PHYS_PFN(sbi->dax_part_off + pos),
+			      1, DAX_ACCESS, &kaddr, &pfn) == 1) {
+		if (vmf->flags & FAULT_FLAG_WRITE)
+			ret = vmf_insert_mixed_mkwrite(vmf->vma, vmf->address,
+						       pfn);
+		else
+			ret = vmf_insert_mixed(vmf->vma, vmf->address, pfn);
+	}
+	dax_read_unlock(id);
+	return ret;
+}
+
+static const struct vm_operations_struct famfs_meta_vm_ops = {
+	.fault		= famfs_meta_fault,
+};
+
+static int famfs_meta_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	if (!(vma->vm_flags & VM_SHARED)) {
+		if (vma->vm_flags & VM_WRITE)
+			return -EINVAL;
+		vma->vm_flags &= ~VM_MAYWRITE;
+	}
+	file_accessed(file);
+	vma->vm_ops = &famfs_meta_vm_ops;
+	return 0;
+}
+
+/* msync/fsync on the meta file: write back CPU caches of the range. */
+static int famfs_meta_fsync(struct file *file, loff_t start, loff_t end,
+			    int datasync)
+{
+	struct inode *inode = file_inode(file);
+	struct famfs_sb_info *sbi = FAMFS_SB(inode->i_sb);
+	loff_t size = i_size_read(inode);
+	loff_t pos = start & PAGE_MASK;
+	long nr;
+	void *kaddr;
+	int id, rc = 0;
+
+	if (end >= size)
+		end = size - 1;
+	id = dax_read_lock();
+	while (pos <= end) {
+		nr = dax_direct_access(sbi->dax_dev,
+				       PHYS_PFN(sbi->dax_part_off + pos),
+				       PHYS_PFN(end - pos) + 1, DAX_ACCESS,
+				       &kaddr, NULL);
+		if (nr <= 0) {
+			rc = nr ? nr : -EIO;
+			break;
+		}
+		nr = min_t(loff_t, (loff_t)nr << PAGE_SHIFT, end + 1 - pos);
+		dax_flush(sbi->dax_dev, kaddr, nr);
+		pos += nr;
+	}
+	dax_read_unlock(id);
+	return rc;
+}
+
+const struct file_operations famfs_meta_file_operations = {
+	.llseek			= generic_file_llseek,
+	.read_iter		= famfs_read_iter,
+	.write_iter		= famfs_write_iter,
+	.mmap			= famfs_meta_mmap,
+	.fsync			= famfs_meta_fsync,
 };
 
 static int famfs_writepages(struct address_space *mapping,

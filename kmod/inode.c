@@ -31,6 +31,7 @@ struct inode *famfs_new_inode(struct super_block *sb, umode_t mode)
 		inode->i_fop = &famfs_dir_operations;
 		set_nlink(inode, 2);
 	} else {
+		inode->i_op = &famfs_file_inode_operations;
 		inode->i_fop = &famfs_file_operations;
 		inode->i_mapping->a_ops = &famfs_dax_aops;
 		inode->i_flags |= S_DAX;
@@ -95,6 +96,8 @@ int famfs_add_file(struct dentry *parent, const char *name,
 		return -ENOMEM;
 	}
 	famfs_set_attr(inode, a);
+	if (a->fops)
+		inode->i_fop = a->fops;
 	inode->i_private = map;
 	i_size_write(inode, a->size);
 	return famfs_add_entry(parent, name, inode);
@@ -112,6 +115,25 @@ int famfs_add_dir(struct dentry *parent, const char *name,
 	return famfs_add_entry(parent, name, inode);
 }
 
+/*
+ * Size, mode and owner come from the log; the VFS may not change them
+ * (a truncate would silently desert the allocation). Times may change.
+ */
+int famfs_setattr(struct user_namespace *mnt_userns,
+			 struct dentry *dentry, struct iattr *attr)
+{
+	struct inode *inode = d_inode(dentry);
+	int rc;
+
+	if (attr->ia_valid & (ATTR_SIZE | ATTR_MODE | ATTR_UID | ATTR_GID))
+		return -EPERM;
+	rc = setattr_prepare(mnt_userns, dentry, attr);
+	if (rc)
+		return rc;
+	setattr_copy(mnt_userns, inode, attr);
+	return 0;
+}
+
 void famfs_evict_inode(struct inode *inode)
 {
 	truncate_inode_pages_final(&inode->i_data);
@@ -122,6 +144,7 @@ void famfs_evict_inode(struct inode *inode)
 
 const struct inode_operations famfs_dir_inode_operations = {
 	.lookup		= simple_lookup,
+	.setattr	= famfs_setattr,
 };
 
 const struct file_operations famfs_dir_operations = {

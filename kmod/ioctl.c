@@ -81,7 +81,7 @@ static long famfs_ioc_create(struct file *dirf, void __user *arg)
 	struct famfs_sb_info *sbi = FAMFS_SB(file_inode(dirf)->i_sb);
 	struct famfs_ioc_create *req;
 	struct famfs_kmap *map = NULL;
-	struct famfs_attrs a;
+	struct famfs_attrs a = {};
 	long rc;
 
 	req = memdup_user(arg, sizeof(*req));
@@ -117,7 +117,7 @@ out:
 static long famfs_ioc_mkdir(struct file *dirf, void __user *arg)
 {
 	struct famfs_ioc_mkdir *req;
-	struct famfs_attrs a;
+	struct famfs_attrs a = {};
 	long rc;
 
 	req = memdup_user(arg, sizeof(*req));

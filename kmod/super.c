@@ -109,6 +109,8 @@ static int famfs_add_meta(struct super_block *sb)
 	struct famfs_kmap *map;
 	int rc;
 
+	ktime_get_real_ts64(&a.mtime);
+	a.ctime = a.mtime;
 	rc = famfs_add_dir(sb->s_root, FAMFS_KMOD_META_DIR, &a);
 	if (rc)
 		return rc;
@@ -129,6 +131,7 @@ static int famfs_add_meta(struct super_block *sb)
 		map->items[0].length = sbi->geom.dev_size;
 		a.mode = 0600;
 		a.size = sbi->geom.dev_size;
+		a.fops = &famfs_meta_file_operations;
 		rc = famfs_add_file(meta, FAMFS_KMOD_META_DEV, map, &a);
 	}
 	dput(meta);

@@ -41,6 +41,14 @@ not() {
 	return 0
 }
 mounted() { grep -q " $MNT famfs " /proc/mounts; }
+# A check that failed half way may leave the mount behind; the next
+# check starts from an unmounted state.
+unmounted() {
+	if mounted; then
+		echo "(unmounting what an earlier check left)"
+		umount $MNT
+	fi
+}
 
 cxl_setup() {
 	for m in cxl_acpi cxl_pci cxl_mem cxl_pmem nd_pmem dax_pmem; do
@@ -122,6 +130,7 @@ do_umount() {
 }
 
 remount_replay() {
+	unmounted
 	famfs-cli mount --kernel $DEV $MNT
 	verify_all
 	famfs-vmcheck verify-read $LIVE 4
@@ -129,6 +138,7 @@ remount_replay() {
 }
 
 client_readonly() {
+	unmounted
 	famfs-cli mount --kernel --client $DEV $MNT
 	grep " $MNT famfs ro" /proc/mounts
 	verify_all
@@ -137,6 +147,7 @@ client_readonly() {
 }
 
 nondax_refused() {
+	unmounted
 	dd if=/dev/zero of=/tmp/loop.img bs=1M count=64 2>/dev/null
 	modprobe loop
 	losetup /dev/loop0 /tmp/loop.img
@@ -148,6 +159,7 @@ nondax_refused() {
 }
 
 corrupt_sb_refused() {
+	unmounted
 	# flip bytes inside the superblock (offset 4 KiB), past its magic
 	printf 'garbage!' | dd of=$DEV bs=1 seek=4200 conv=notrunc 2>/dev/null
 	sync
@@ -158,6 +170,7 @@ corrupt_sb_refused() {
 }
 
 rmmod_clean() {
+	unmounted
 	rmmod famfs
 	not grep -q famfs /proc/modules
 }
