@@ -2,6 +2,8 @@
 /* famfs-cli ls: list a directory offline. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "cli.h"
@@ -58,18 +60,41 @@ static struct json_object *node_json(struct famfs_node *n, bool recursive)
 	return o;
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(famfs_node_name(*(struct famfs_node *const *)a),
+		      famfs_node_name(*(struct famfs_node *const *)b));
+}
+
 static void list_dir(struct famfs_node *dir, const char *prefix, bool recursive)
 {
 	char sub[FAMFS_PATH_MAX + 2];
+	struct famfs_node **kids = NULL;
+	size_t n = 0, cap = 0;
 
 	for (struct famfs_node *c = famfs_node_first_child(dir); c;
 	     c = famfs_node_next_sibling(c)) {
+		if (n == cap) {
+			struct famfs_node **k = realloc(kids, (cap = cap ? cap * 2 : 64) * sizeof(*k));
+
+			if (!k)
+				break;
+			kids = k;
+		}
+		kids[n++] = c;
+	}
+	if (n)
+		qsort(kids, n, sizeof(*kids), by_name);
+	for (size_t i = 0; i < n; i++) {
+		struct famfs_node *c = kids[i];
+
 		print_node(c, prefix);
 		if (recursive && famfs_node_is_dir(c)) {
 			snprintf(sub, sizeof(sub), "%s%s/", prefix, famfs_node_name(c));
 			list_dir(c, sub, true);
 		}
 	}
+	free(kids);
 }
 
 int cmd_ls(int argc, char **argv)
