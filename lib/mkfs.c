@@ -149,10 +149,10 @@ FAMFS_EXPORT int famfs_mkfs(const char *const *paths, unsigned ndev,
 
 	for (unsigned i = 0; i < ndev && !r; i++)
 		r = famfs_dev_open(paths[i], true, &devs[i], e);
-	if (!r)
-		r = check_geometry(devs, ndev, log_size, e);
 	for (unsigned i = 0; i < ndev && !r; i++)
 		r = check_existing(devs[i], i, o->force, e);
+	if (!r)
+		r = check_geometry(devs, ndev, log_size, e);
 	if (r)
 		goto out;
 

@@ -15,7 +15,7 @@ expect() {
 	if [ "$rc" = "$want" ]; then ok "$what (rc $rc)"; else bad "$what: rc $rc, want $want: $(cat "$W/err")"; fi
 }
 expect_msg() {
-	grep -q -- "$1" "$W/err" && ok "  message names '$1'" || bad "  message lacks '$1': $(cat "$W/err")"
+	cat "$W/out" "$W/err" | grep -q -- "$1" && ok "  message names '$1'" || bad "  message lacks '$1': $(cat "$W/err")"
 }
 
 D="$W/d0 $W/d1 $W/d2 $W/d3"
