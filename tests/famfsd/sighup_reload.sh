@@ -1,0 +1,40 @@
+#!/bin/bash
+# famfsd_sighup_reload: SIGHUP re-reads the config (a new token works over
+# TCP at once), re-runs discovery (a removed device becomes missing), and a
+# broken config is refused while famfsd keeps running on the old one.
+source "$(dirname "$0")/lib.sh"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+echo "first-token-0123456789" >"$T/token"
+cat >"$T/famfsd.yaml" <<EOC
+token_file: $T/token
+tcp:
+  listen: 127.0.0.1:$port
+  insecure: true
+EOC
+"$FAMFSD" --config "$T/famfsd.yaml" --state-dir "$STATE" --socket "$SOCK" \
+	--plugin-dir "$PLUGINS" >>"$LOG" 2>&1 &
+FAMFSD_PID=$!
+U=http://127.0.0.1:$port/v1/host
+for _ in $(seq 1 200); do curl -s $U >/dev/null && break; sleep 0.05; done
+code() { curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $1" $U; }
+[ "$(code first-token-0123456789)" = 200 ] || fail "first token"
+make_devices 2
+echo "second-token-0123456789" >"$T/token"
+kill -HUP $FAMFSD_PID
+rm "$T/dev1"
+for _ in $(seq 1 100); do [ "$(code second-token-0123456789)" = 200 ] && break; sleep 0.05; done
+[ "$(code second-token-0123456789)" = 200 ] || fail "new token after SIGHUP"
+[ "$(code first-token-0123456789)" = 401 ] || fail "old token still accepted"
+kill -HUP $FAMFSD_PID   # the device is removed now; rediscover
+for _ in $(seq 1 100); do
+	api GET /v1/devices/emul1
+	[ "$(jq_get "$BODY" .state)" = missing ] && break; sleep 0.05
+done
+[ "$(jq_get "$BODY" .state)" = missing ] || fail "removed device: $BODY"
+pass "SIGHUP: new token, rediscovery"
+echo "tcp: [broken" >"$T/famfsd.yaml"
+kill -HUP $FAMFSD_PID
+for _ in $(seq 1 100); do grep -q "keeping the running configuration" "$LOG" && break; sleep 0.05; done
+grep -q "keeping the running configuration" "$LOG" || fail "broken config not reported"
+[ "$(code second-token-0123456789)" = 200 ] || fail "famfsd lost its config"
+pass "a broken config on SIGHUP is refused, famfsd keeps running"

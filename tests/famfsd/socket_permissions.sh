@@ -1,0 +1,43 @@
+#!/bin/bash
+# famfsd_socket_permissions: the socket is 0660 and belongs to the
+# configured group; a user outside the group cannot connect.
+source "$(dirname "$0")/lib.sh"
+cat >"$T/famfsd.yaml" <<EOC
+socket_group: daemon
+EOC
+"$FAMFSD" --config "$T/famfsd.yaml" --state-dir "$STATE" --socket "$SOCK" \
+	--plugin-dir "$PLUGINS" >>"$LOG" 2>&1 &
+FAMFSD_PID=$!
+for _ in $(seq 1 200); do [ -S "$SOCK" ] && break; sleep 0.05; done
+sleep 0.2
+[ "$(stat -c %a "$SOCK")" = 660 ] || fail "mode $(stat -c %a "$SOCK")"
+[ "$(stat -c %G "$SOCK")" = daemon ] || fail "group $(stat -c %G "$SOCK")"
+pass "socket is 0660 root:daemon"
+chmod 755 "$T"
+if command -v setpriv >/dev/null; then
+	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		curl -s --unix-socket "$SOCK" http://famfsd/v1/host 2>&1)
+	[ -z "$out" ] || fail "nobody could talk to famfsd: $out"
+	out=$(setpriv --reuid=nobody --regid=daemon --clear-groups \
+		curl -s --unix-socket "$SOCK" http://famfsd/healthz 2>&1)
+	[ "$out" = '{"status":"ok"}' ] || fail "group member refused: $out"
+	pass "outsider refused, group member served"
+fi
+stop_famfsd
+# the group does not exist: mode still applies, no failure
+cat >"$T/famfsd.yaml" <<EOC
+socket_group: no-such-group-famfs-test
+socket_mode: "0600"
+EOC
+"$FAMFSD" --config "$T/famfsd.yaml" --state-dir "$STATE" --socket "$SOCK" \
+	--plugin-dir "$PLUGINS" >>"$LOG" 2>&1 &
+FAMFSD_PID=$!
+for _ in $(seq 1 200); do curl -s --unix-socket "$SOCK" http://famfsd/healthz >/dev/null && break; sleep 0.05; done
+[ "$(stat -c %a "$SOCK")" = 600 ] || fail "socket_mode 0600: $(stat -c %a "$SOCK")"
+pass "socket_mode from the config file"
+# a second famfsd on the same socket refuses instead of stealing it
+"$FAMFSD" --config /dev/null --state-dir "$T/state2" --socket "$SOCK" \
+	--plugin-dir "$PLUGINS" >"$T/second.log" 2>&1 && fail "second famfsd started"
+grep -q "another famfsd is listening" "$T/second.log" || fail "second famfsd: $(cat "$T/second.log")"
+curl -s --unix-socket "$SOCK" http://famfsd/healthz >/dev/null || fail "first famfsd lost its socket"
+pass "a second famfsd on the same socket is refused"
