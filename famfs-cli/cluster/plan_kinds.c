@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * One function per kind of resource: what the file wants on host @h
+ * against what that host's famfsd has. Objects famfsd cannot change in
+ * place (devices, sets, filesystems) are conflicts when they differ;
+ * mounts are replaced (unmount, mount again); the policy is updated.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/plan_int.h"
+
+/* ---- policy -------------------------------------------------------------- */
+
+void plan_policy(struct planner *pl, size_t h)
+{
+	const struct cl_defaults *d = &pl->c->defaults;
+	const struct st_policy *cur = &pl->hosts[h].policy;
+	json_object *pol, *body;
+	char detail[256] = "", a[32], b[32];
+	size_t len = 0;
+	struct plan_step *s;
+
+#define CHANGE(...) \
+	len += (size_t)snprintf(detail + len, sizeof(detail) - len, \
+				"%s" __VA_ARGS__)
+	if (!d->present)
+		return;
+	pol = json_object_new_object();
+	if (d->has_chunk && d->chunk != cur->chunk) {
+		jint(pol, "chunk", d->chunk);
+		CHANGE("chunk %s -> %s", len ? ", " : "", sz(cur->chunk, a),
+		       sz(d->chunk, b));
+	}
+	if (d->has_strips && d->strips != cur->strips && len < 200) {
+		jint(pol, "strips", d->strips);
+		CHANGE("strips %u -> %u", len ? ", " : "", cur->strips,
+		       d->strips);
+	}
+	if (d->has_log_size && d->log_size != cur->log_size && len < 200) {
+		jint(pol, "log_size", d->log_size);
+		CHANGE("log size %s -> %s", len ? ", " : "",
+		       sz(cur->log_size, a), sz(d->log_size, b));
+	}
+	if (d->has_mount_options && len < 200 &&
+	    strcmp(d->mount_options, cur->mount_options ?
+		   cur->mount_options : "")) {
+		jstr(pol, "mount_options", d->mount_options);
+		CHANGE("mount options '%s' -> '%s'", len ? ", " : "",
+		       cur->mount_options ? cur->mount_options : "",
+		       d->mount_options);
+	}
+#undef CHANGE
+	if (!json_object_object_length(pol)) {
+		json_object_put(pol);
+		return;
+	}
+	body = json_object_new_object();
+	json_object_object_add(body, "policy", pol);
+	s = step(pl, PLAN_UPDATE, PK_POLICY, h, "defaults", false, "(%s)",
+		 detail);
+	call(pl, s, "PATCH", body, "/v1/host");
+}
+
+/* ---- devices ------------------------------------------------------------- */
+
+/* The famfsd device that is file device @d on host @h, or NULL. */
+static const struct st_device *actual_device(const struct host_state *hs,
+					     const struct cl_device *d)
+{
+	const struct st_device *a = state_device(hs, d->name);
+
+	if (a || d->kind == CL_DEV_EMUL)
+		return a;
+	if (d->dax && (a = state_device(hs, d->dax)))
+		return a;
+	if (d->region && (a = state_device(hs, d->region)))
+		return a;
+	return NULL;
+}
+
+/* The name host @h's famfsd knows file device or region @name by. */
+static const char *actual_name(struct planner *pl, size_t h, const char *name)
+{
+	const struct cl_device *d = cluster_device(pl->c, name);
+	const struct st_device *a = d ? actual_device(&pl->hosts[h], d) : NULL;
+
+	return a ? a->name : name;
+}
+
+static void plan_emul(struct planner *pl, size_t h, const struct cl_device *d)
+{
+	const struct st_device *a = state_device(&pl->hosts[h], d->name);
+	bool creator = device_creator(pl->c, d) == h;
+	json_object *body;
+	struct plan_step *s;
+	char b1[32], b2[32];
+
+	if (a) {
+		if (!a->path || strcmp(a->path, d->path))
+			conflict(pl, h, "device %s is %s, the file says %s: "
+				 "famfsd cannot move a device (delete it first)",
+				 d->name, a->path ? a->path : "(no path)",
+				 d->path);
+		else if (a->size && a->size != d->size)
+			conflict(pl, h, "device %s has %s, the file says %s: "
+				 "famfsd cannot resize a device", d->name,
+				 sz(a->size, b1), sz(d->size, b2));
+		return;
+	}
+	body = json_object_new_object();
+	jstr(body, "name", d->name);
+	jstr(body, "provider", "emul");
+	jstr(body, "path", d->path);
+	if (creator) {
+		jint(body, "size", d->size);
+		s = step(pl, PLAN_CREATE, PK_DEVICE, h, d->name, false,
+			 "(emul, %s, %s)", d->path, sz(d->size, b1));
+	} else {
+		s = step(pl, PLAN_CREATE, PK_DEVICE, h, d->name, true,
+			 "(emul, adopt %s created by %s)", d->path,
+			 pl->c->hosts[device_creator(pl->c, d)].name);
+	}
+	call(pl, s, "POST", body, "/v1/devices");
+}
+
+void plan_devices(struct planner *pl, size_t h)
+{
+	for (size_t i = 0; i < pl->c->ndevices; i++) {
+		const struct cl_device *d = &pl->c->devices[i];
+		const struct st_device *a;
+
+		if (!device_on_host(pl->c, d, h))
+			continue;
+		if (d->kind == CL_DEV_EMUL) {
+			plan_emul(pl, h, d);
+			continue;
+		}
+		if (!pl->hosts[h].reachable)
+			continue; /* discovered hardware: nothing to plan */
+		a = actual_device(&pl->hosts[h], d);
+		if (!a && d->has_serial && cluster_region(pl->c, d->name))
+			continue;
+		if (!a && !d->has_serial)
+			conflict(pl, h, "cxl device %s (%s) is not among the "
+				 "devices famfsd discovered", d->name,
+				 d->dax ? d->dax : d->region);
+		else if (a && a->state && strcmp(a->state, "online"))
+			conflict(pl, h, "device %s is %s", a->name, a->state);
+	}
+}
+
+void plan_regions(struct planner *pl, size_t h)
+{
+	for (size_t i = 0; i < pl->c->nregions; i++) {
+		const struct cl_region *r = &pl->c->regions[i];
+
+		if (region_host(pl->c, r) != h ||
+		    state_device(&pl->hosts[h], r->name))
+			continue;
+		conflict(pl, h, "region %s: famfsd's API cannot create CXL "
+			 "regions yet (docs/api.md); create it with 'cxl "
+			 "create-region' and name its DAX device in devices",
+			 r->name);
+	}
+}
+
+/* ---- sets and filesystems ------------------------------------------------ */
+
+static bool same_devices(struct planner *pl, size_t h, const struct cl_set *s,
+			 const struct st_set *a)
+{
+	if (a->ndevices != s->devices.n)
+		return false;
+	for (size_t i = 0; i < a->ndevices; i++)
+		if (!a->devices[i] ||
+		    strcmp(a->devices[i], actual_name(pl, h, s->devices.v[i])))
+			return false;
+	return true;
+}
+
+void plan_sets(struct planner *pl, size_t h)
+{
+	for (size_t i = 0; i < pl->c->nsets; i++) {
+		const struct cl_set *s = &pl->c->sets[i];
+		const struct st_set *a = state_set(&pl->hosts[h], s->name);
+		json_object *body, *devs;
+		struct plan_step *st;
+		char b1[32], b2[32];
+
+		if (!set_on_host(pl->c, s, h))
+			continue;
+		if (a) {
+			if (!same_devices(pl, h, s, a))
+				conflict(pl, h, "set %s has other devices than "
+					 "the file names; famfsd cannot change "
+					 "a set in place", s->name);
+			else if (s->chunk && a->chunk != s->chunk)
+				conflict(pl, h, "set %s has chunk %s, the file "
+					 "says %s", s->name, sz(a->chunk, b1),
+					 sz(s->chunk, b2));
+			else if (s->strips && a->strips != s->strips)
+				conflict(pl, h, "set %s has %u strips, the file "
+					 "says %u", s->name, a->strips, s->strips);
+			continue;
+		}
+		body = json_object_new_object();
+		devs = json_object_new_array();
+		jstr(body, "name", s->name);
+		for (size_t j = 0; j < s->devices.n; j++)
+			json_object_array_add(devs, json_object_new_string(
+				actual_name(pl, h, s->devices.v[j])));
+		json_object_object_add(body, "devices", devs);
+		if (s->chunk)
+			jint(body, "chunk", s->chunk);
+		if (s->strips)
+			jint(body, "strips", s->strips);
+		st = step(pl, PLAN_CREATE, PK_SET, h, s->name, false,
+			  "(%zu devices, chunk %s, %s strips)", s->devices.n,
+			  s->chunk ? sz(s->chunk, b1) : "default",
+			  s->strips ? (snprintf(b2, 32, "%u", s->strips), b2) :
+			  "default");
+		call(pl, st, "POST", body, "/v1/interleave-sets");
+	}
+}
+
+void plan_filesystems(struct planner *pl, size_t h)
+{
+	for (size_t i = 0; i < pl->c->nfilesystems; i++) {
+		const struct cl_filesystem *fs = &pl->c->filesystems[i];
+		const struct st_filesystem *a =
+			state_filesystem(&pl->hosts[h], fs->name);
+		bool master = host_index(pl->c, fs->master) == h;
+		json_object *body;
+		struct plan_step *st;
+		char b1[32], b2[32];
+
+		if (!fs_on_host(pl->c, fs, h))
+			continue;
+		if (a) {
+			if (!a->set || strcmp(a->set, fs->set))
+				conflict(pl, h, "filesystem %s is on set %s, the "
+					 "file says %s", fs->name,
+					 a->set ? a->set : "?", fs->set);
+			else if (a->master && strcmp(a->master, fs->master))
+				conflict(pl, h, "filesystem %s has master %s, "
+					 "the file says %s", fs->name, a->master,
+					 fs->master);
+			else if (master && fs->log_size &&
+				 a->log_size != fs->log_size)
+				conflict(pl, h, "filesystem %s has a %s log, the "
+					 "file says %s (a new log size needs a "
+					 "new mkfs)", fs->name,
+					 sz(a->log_size, b1), sz(fs->log_size, b2));
+			continue;
+		}
+		body = json_object_new_object();
+		jstr(body, "name", fs->name);
+		jstr(body, "set", fs->set);
+		if (master) {
+			jstr(body, "master", fs->master);
+			if (fs->log_size)
+				jint(body, "log_size", fs->log_size);
+			st = step(pl, PLAN_CREATE, PK_FILESYSTEM, h, fs->name,
+				  false, "(mkfs on set %s, log %s)", fs->set,
+				  fs->log_size ? sz(fs->log_size, b1) :
+				  "default");
+		} else {
+			json_object_object_add(body, "adopt",
+					       json_object_new_boolean(true));
+			st = step(pl, PLAN_CREATE, PK_FILESYSTEM, h, fs->name,
+				  true, "(adopt on set %s, formatted by %s)",
+				  fs->set, fs->master);
+		}
+		call(pl, st, "POST", body, "/v1/filesystems");
+	}
+}
+
+/* ---- mounts and datasets ------------------------------------------------- */
+
+static const char *role_name(enum cl_role r)
+{
+	return r == CL_ROLE_MASTER ? "master" : "client";
+}
+
+static json_object *mount_body(const struct cl_mount *m)
+{
+	json_object *body = json_object_new_object();
+
+	jstr(body, "name", m->name);
+	jstr(body, "filesystem", m->filesystem);
+	jstr(body, "path", m->path);
+	jstr(body, "role", role_name(m->role));
+	if (m->options)
+		jstr(body, "options", m->options);
+	return body;
+}
+
+void plan_mounts(struct planner *pl, size_t h)
+{
+	for (size_t i = 0; i < pl->c->nmounts; i++) {
+		const struct cl_mount *m = &pl->c->mounts[i];
+		const struct st_mount *a = state_mount(&pl->hosts[h], m->name);
+		struct plan_step *st;
+		char why[512];
+
+		if (host_index(pl->c, m->host) != h)
+			continue;
+		if (!a) {
+			st = step(pl, PLAN_CREATE, PK_MOUNT, h, m->name,
+				  m->role != CL_ROLE_MASTER, "(%s on %s, %s)",
+				  m->filesystem, m->path, role_name(m->role));
+			call(pl, st, "POST", mount_body(m), "/v1/mounts");
+			continue;
+		}
+		if (!a->filesystem || strcmp(a->filesystem, m->filesystem))
+			snprintf(why, sizeof(why), "filesystem %s -> %s",
+				 a->filesystem ? a->filesystem : "?",
+				 m->filesystem);
+		else if (!a->path || strcmp(a->path, m->path))
+			snprintf(why, sizeof(why), "path %s -> %s",
+				 a->path ? a->path : "?", m->path);
+		else if (!a->role || strcmp(a->role, role_name(m->role)))
+			snprintf(why, sizeof(why), "role %s -> %s",
+				 a->role ? a->role : "?", role_name(m->role));
+		else if (m->options && strcmp(a->options ? a->options : "",
+					      m->options))
+			snprintf(why, sizeof(why), "options '%s' -> '%s'",
+				 a->options ? a->options : "", m->options);
+		else
+			continue;
+		st = step(pl, PLAN_UPDATE, PK_MOUNT, h, m->name,
+			  m->role != CL_ROLE_MASTER, "(%s: unmount and mount "
+			  "again)", why);
+		call(pl, st, "DELETE", NULL, "/v1/mounts/%s", m->name);
+		call(pl, st, "POST", mount_body(m), "/v1/mounts");
+	}
+}
+
+static bool job_covers(const struct st_job *j, const struct cl_dataset *ds)
+{
+	return j->kind && !strcmp(j->kind, "ingest") && j->filesystem &&
+	       j->source && j->dest && !strcmp(j->filesystem, ds->filesystem) &&
+	       !strcmp(j->source, ds->source) &&
+	       !strcmp(j->dest, ds->destination) && j->state &&
+	       (!strcmp(j->state, "queued") || !strcmp(j->state, "running") ||
+		!strcmp(j->state, "succeeded"));
+}
+
+void plan_datasets(struct planner *pl, size_t h)
+{
+	const struct host_state *hs = &pl->hosts[h];
+
+	for (size_t i = 0; i < pl->c->ndatasets; i++) {
+		const struct cl_dataset *ds = &pl->c->datasets[i];
+		const struct cl_filesystem *fs =
+			cluster_filesystem(pl->c, ds->filesystem);
+		bool verify = ds->has_verify ? ds->verify :
+			pl->c->defaults.has_verify && pl->c->defaults.verify;
+		json_object *body, *params;
+		struct plan_step *st;
+		size_t j;
+
+		if (!fs || host_index(pl->c, fs->master) != h)
+			continue;
+		for (j = 0; j < hs->njobs && !job_covers(&hs->jobs[j], ds); j++)
+			;
+		if (j < hs->njobs)
+			continue;
+		body = json_object_new_object();
+		params = json_object_new_object();
+		jstr(body, "kind", "ingest");
+		jstr(params, "filesystem", ds->filesystem);
+		jstr(params, "source", ds->source);
+		jstr(params, "dest", ds->destination);
+		json_object_object_add(params, "verify",
+				       json_object_new_boolean(verify));
+		if (ds->chunk)
+			jint(params, "chunk", ds->chunk);
+		if (ds->strips)
+			jint(params, "strips", ds->strips);
+		json_object_object_add(body, "params", params);
+		st = step(pl, PLAN_CREATE, PK_DATASET, h, ds->name, false,
+			  "(ingest %s -> %s:%s%s)", ds->source, ds->filesystem,
+			  ds->destination, verify ? ", verify" : "");
+		call(pl, st, "POST", body, "/v1/jobs");
+	}
+}
+
+/* ---- prune ----------------------------------------------------------------- */
+
+static bool device_wanted(const struct cluster *c, const char *name, size_t h)
+{
+	const struct cl_device *d = cluster_device(c, name);
+
+	return d && device_on_host(c, d, h);
+}
+
+void plan_prune(struct planner *pl, size_t h)
+{
+	const struct host_state *hs = &pl->hosts[h];
+	const struct cluster *c = pl->c;
+	bool prune = pl->o->prune;
+	struct plan_step *st;
+
+	for (size_t i = 0; i < hs->nmounts; i++) {
+		const struct st_mount *a = &hs->mounts[i];
+
+		if (mount_on_host(c, a->name, h))
+			continue;
+		if (!prune) {
+			pl->p->unmanaged++;
+			continue;
+		}
+		st = step(pl, PLAN_DELETE, PK_MOUNT, h, a->name, false,
+			  "(%s on %s: unmount)", a->filesystem ? a->filesystem :
+			  "?", a->path ? a->path : "?");
+		call(pl, st, "DELETE", NULL, "/v1/mounts/%s", a->name);
+	}
+	for (size_t i = 0; i < hs->nfilesystems; i++) {
+		const struct st_filesystem *a = &hs->filesystems[i];
+		const struct cl_filesystem *fs = cluster_filesystem(c, a->name);
+
+		if (fs && fs_on_host(c, fs, h))
+			continue;
+		if (!prune) {
+			pl->p->unmanaged++;
+			continue;
+		}
+		if (a->files && !pl->o->force_delete_data) {
+			conflict(pl, h, "--prune would delete filesystem %s, "
+				 "which holds %llu files and directories; "
+				 "refusing without --force-delete-data", a->name,
+				 (unsigned long long)a->files);
+			continue;
+		}
+		st = step(pl, PLAN_DELETE, PK_FILESYSTEM, h, a->name, false,
+			  "(on set %s, %llu files)", a->set ? a->set : "?",
+			  (unsigned long long)a->files);
+		call(pl, st, "DELETE", NULL, "/v1/filesystems/%s", a->name);
+	}
+	for (size_t i = 0; i < hs->nsets; i++) {
+		const struct st_set *a = &hs->sets[i];
+		const struct cl_set *s = cluster_set(c, a->name);
+
+		if (s && set_on_host(c, s, h))
+			continue;
+		if (!prune) {
+			pl->p->unmanaged++;
+			continue;
+		}
+		st = step(pl, PLAN_DELETE, PK_SET, h, a->name, false,
+			  "(%zu devices)", a->ndevices);
+		call(pl, st, "DELETE", NULL, "/v1/interleave-sets/%s", a->name);
+	}
+	for (size_t i = 0; i < hs->ndevices; i++) {
+		const struct st_device *a = &hs->devices[i];
+
+		/* discovered hardware is not the file's to delete */
+		if (!a->provider || strcmp(a->provider, "emul") ||
+		    device_wanted(c, a->name, h))
+			continue;
+		if (!prune) {
+			pl->p->unmanaged++;
+			continue;
+		}
+		st = step(pl, PLAN_DELETE, PK_DEVICE, h, a->name, false,
+			  "(emul %s: forgotten, the file is kept)",
+			  a->path ? a->path : "?");
+		call(pl, st, "DELETE", NULL, "/v1/devices/%s", a->name);
+	}
+}

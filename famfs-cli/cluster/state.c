@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/state.h"
+
+const char *const state_paths[ST_NBODIES] = {
+	[ST_HOST] = "/v1/host",
+	[ST_DEVICES] = "/v1/devices",
+	[ST_SETS] = "/v1/interleave-sets",
+	[ST_FILESYSTEMS] = "/v1/filesystems",
+	[ST_MOUNTS] = "/v1/mounts",
+	[ST_JOBS] = "/v1/jobs",
+};
+
+static const char *str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static uint64_t u64(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_int))
+		return 0;
+	return (uint64_t)json_object_get_int64(v);
+}
+
+static json_object *obj(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_object))
+		return NULL;
+	return v;
+}
+
+/* The "items" array of a list body; NULL if @o is NULL, or -1 if wrong. */
+static int items(json_object *o, json_object **arr)
+{
+	*arr = NULL;
+	if (!o)
+		return 0;
+	if (!json_object_object_get_ex(o, "items", arr) ||
+	    !json_object_is_type(*arr, json_type_array))
+		return -1;
+	return 0;
+}
+
+#define ALLOC_ITEMS(s, arr, field, count)                                     \
+	({                                                                    \
+		size_t n_ = (arr) ? json_object_array_length(arr) : 0;        \
+		(s)->field = calloc(n_ + 1, sizeof(*(s)->field));             \
+		(s)->count = n_;                                              \
+		(s)->field ? 0 : -ENOMEM;                                     \
+	})
+
+static int parse_devices(struct host_state *s, json_object *arr)
+{
+	if (ALLOC_ITEMS(s, arr, devices, ndevices))
+		return -ENOMEM;
+	for (size_t i = 0; i < s->ndevices; i++) {
+		json_object *o = json_object_array_get_idx(arr, i);
+		struct st_device *d = &s->devices[i];
+
+		d->name = str(o, "name");
+		d->provider = str(o, "provider");
+		d->path = str(o, "path");
+		d->set = str(o, "set");
+		d->state = str(o, "state");
+		d->size = u64(o, "size");
+		d->details = obj(o, "details");
+		if (!d->name)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_sets(struct host_state *s, json_object *arr)
+{
+	if (ALLOC_ITEMS(s, arr, sets, nsets))
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nsets; i++) {
+		json_object *o = json_object_array_get_idx(arr, i), *devs;
+		struct st_set *st = &s->sets[i];
+
+		st->name = str(o, "name");
+		st->filesystem = str(o, "filesystem");
+		st->chunk = u64(o, "chunk");
+		st->strips = (unsigned)u64(o, "strips");
+		if (!st->name || !json_object_object_get_ex(o, "devices", &devs) ||
+		    !json_object_is_type(devs, json_type_array))
+			return -EINVAL;
+		st->ndevices = json_object_array_length(devs);
+		st->devices = calloc(st->ndevices + 1, sizeof(*st->devices));
+		if (!st->devices)
+			return -ENOMEM;
+		for (size_t j = 0; j < st->ndevices; j++)
+			st->devices[j] = json_object_get_string(
+				json_object_array_get_idx(devs, j));
+	}
+	return 0;
+}
+
+static int parse_filesystems(struct host_state *s, json_object *arr)
+{
+	if (ALLOC_ITEMS(s, arr, filesystems, nfilesystems))
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nfilesystems; i++) {
+		json_object *o = json_object_array_get_idx(arr, i);
+		json_object *space = obj(o, "space");
+		struct st_filesystem *f = &s->filesystems[i];
+
+		f->name = str(o, "name");
+		f->set = str(o, "set");
+		f->master = str(o, "master");
+		f->log_size = u64(o, "log_size");
+		f->has_space = space != NULL;
+		f->files = u64(space, "files") + u64(space, "dirs");
+		if (!f->name)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_mounts(struct host_state *s, json_object *arr)
+{
+	if (ALLOC_ITEMS(s, arr, mounts, nmounts))
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nmounts; i++) {
+		json_object *o = json_object_array_get_idx(arr, i);
+		struct st_mount *m = &s->mounts[i];
+
+		m->name = str(o, "name");
+		m->filesystem = str(o, "filesystem");
+		m->path = str(o, "path");
+		m->role = str(o, "role");
+		m->options = str(o, "options");
+		m->state = str(o, "state");
+		if (!m->name)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_jobs(struct host_state *s, json_object *arr)
+{
+	if (ALLOC_ITEMS(s, arr, jobs, njobs))
+		return -ENOMEM;
+	for (size_t i = 0; i < s->njobs; i++) {
+		json_object *o = json_object_array_get_idx(arr, i);
+		json_object *params = obj(o, "params");
+		struct st_job *j = &s->jobs[i];
+
+		j->id = (long)u64(o, "id");
+		j->kind = str(o, "kind");
+		j->state = str(o, "state");
+		j->filesystem = str(params, "filesystem");
+		j->source = str(params, "source");
+		j->dest = str(params, "dest");
+	}
+	return 0;
+}
+
+int state_parse(struct host_state *s, json_object *bodies[ST_NBODIES])
+{
+	static int (*const parsers[ST_NBODIES])(struct host_state *,
+						 json_object *) = {
+		[ST_DEVICES] = parse_devices, [ST_SETS] = parse_sets,
+		[ST_FILESYSTEMS] = parse_filesystems,
+		[ST_MOUNTS] = parse_mounts, [ST_JOBS] = parse_jobs,
+	};
+	json_object *host, *policy;
+
+	for (int i = 0; i < ST_NBODIES; i++) {
+		s->bodies[i] = bodies[i];
+		bodies[i] = NULL;
+	}
+	host = s->bodies[ST_HOST];
+	s->name = str(host, "name");
+	policy = obj(host, "policy");
+	s->policy.chunk = u64(policy, "chunk");
+	s->policy.strips = (unsigned)u64(policy, "strips");
+	s->policy.log_size = u64(policy, "log_size");
+	s->policy.mount_options = str(policy, "mount_options");
+	for (int i = ST_DEVICES; i < ST_NBODIES; i++) {
+		json_object *arr;
+		int r = items(s->bodies[i], &arr);
+
+		if (!r)
+			r = parsers[i](s, arr);
+		if (r < 0) {
+			free(s->error);
+			if (asprintf(&s->error, "GET %s: unexpected answer "
+				     "(not the shape docs/api.md documents)",
+				     state_paths[i]) < 0)
+				s->error = NULL;
+			return r == -ENOMEM ? -ENOMEM : -EINVAL;
+		}
+	}
+	return 0;
+}
+
+void state_clear(struct host_state *s)
+{
+	for (size_t i = 0; s->sets && i < s->nsets; i++)
+		free(s->sets[i].devices);
+	free(s->devices);
+	free(s->sets);
+	free(s->filesystems);
+	free(s->mounts);
+	free(s->jobs);
+	free(s->error);
+	for (int i = 0; i < ST_NBODIES; i++)
+		json_object_put(s->bodies[i]);
+	memset(s, 0, sizeof(*s));
+}
+
+#define STATE_LOOKUP(fn, type, arr, n)                                        \
+	const type *fn(const struct host_state *s, const char *name)          \
+	{                                                                     \
+		for (size_t i = 0; name && i < s->n; i++)                     \
+			if (s->arr[i].name && !strcmp(s->arr[i].name, name))  \
+				return &s->arr[i];                            \
+		return NULL;                                                  \
+	}
+
+STATE_LOOKUP(state_device, struct st_device, devices, ndevices)
+STATE_LOOKUP(state_set, struct st_set, sets, nsets)
+STATE_LOOKUP(state_filesystem, struct st_filesystem, filesystems, nfilesystems)
+STATE_LOOKUP(state_mount, struct st_mount, mounts, nmounts)

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What one famfsd reports (the actual state apply compares the file with),
+ * parsed from its API's JSON (docs/api.md). Built by state_parse() from
+ * the bodies of GET /v1/host, /v1/devices, /v1/interleave-sets,
+ * /v1/filesystems, /v1/mounts and /v1/jobs, so that the planner can be
+ * tested on recorded answers and the same code reads live ones.
+ */
+#ifndef FAMFS_CLI_CLUSTER_STATE_H
+#define FAMFS_CLI_CLUSTER_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+struct st_device {
+	const char *name, *provider, *path, *set, *state;
+	uint64_t size;
+	json_object *details;
+};
+
+struct st_set {
+	const char *name, *filesystem;
+	const char **devices;
+	size_t ndevices;
+	uint64_t chunk;
+	unsigned strips;
+};
+
+struct st_filesystem {
+	const char *name, *set, *master;
+	uint64_t log_size;
+	bool has_space;
+	uint64_t files; /* files and directories (space.files + space.dirs) */
+};
+
+struct st_mount {
+	const char *name, *filesystem, *path, *role, *options, *state;
+};
+
+struct st_job {
+	long id;
+	const char *kind, *state, *filesystem, *source, *dest;
+};
+
+struct st_policy {
+	uint64_t chunk, log_size;
+	unsigned strips;
+	const char *mount_options;
+};
+
+struct host_state {
+	bool reachable;
+	char *error;        /* why not reachable / not readable (malloc'd) */
+	const char *name;   /* GET /v1/host .name */
+	struct st_policy policy;
+	struct st_device *devices;
+	size_t ndevices;
+	struct st_set *sets;
+	size_t nsets;
+	struct st_filesystem *filesystems;
+	size_t nfilesystems;
+	struct st_mount *mounts;
+	size_t nmounts;
+	struct st_job *jobs;
+	size_t njobs;
+	json_object *bodies[6]; /* owns every string above */
+};
+
+enum st_body { ST_HOST, ST_DEVICES, ST_SETS, ST_FILESYSTEMS, ST_MOUNTS,
+	       ST_JOBS, ST_NBODIES };
+
+/* The API path each body comes from, in enum st_body order. */
+extern const char *const state_paths[ST_NBODIES];
+
+/*
+ * state_parse() - fill @s from the six bodies (taken over: freed by
+ * state_clear(); NULL entries mean "empty"). Returns 0, or -EINVAL with
+ * s->error set when a body does not have the documented shape.
+ */
+int state_parse(struct host_state *s, json_object *bodies[ST_NBODIES]);
+void state_clear(struct host_state *s);
+
+const struct st_device *state_device(const struct host_state *s,
+				     const char *name);
+const struct st_set *state_set(const struct host_state *s, const char *name);
+const struct st_filesystem *state_filesystem(const struct host_state *s,
+					     const char *name);
+const struct st_mount *state_mount(const struct host_state *s,
+				   const char *name);
+
+#endif

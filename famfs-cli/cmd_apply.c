@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * famfs-cli apply FILE: make every host's famfsd match the cluster file.
+ * Prints the plan, then runs it step by step; the first failed step stops
+ * the run and the report says what was done and what was not (the next
+ * apply plans from what is there, so it continues where this one
+ * stopped). A second apply of the same file is a no-op.
+ */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "cluster/run.h"
+
+int cmd_apply(int argc, char **argv); /* called through main.c's table */
+
+static void apply_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: famfs-cli apply [--dry-run] [--prune [--force-delete-data]]\n"
+		"                       [-o json] FILE\n"
+		"\n"
+		"Make the hosts of a cluster file (docs/cluster-yaml.md) match it:\n"
+		"devices, regions, interleave sets, filesystems, mounts, datasets.\n"
+		"\n"
+		"  --dry-run             print the plan, change nothing\n"
+		"  --prune               also delete what the hosts have and the\n"
+		"                        file does not name (mounts, filesystems,\n"
+		"                        sets, emulated devices)\n"
+		"  --force-delete-data   let --prune delete filesystems that hold\n"
+		"                        files\n"
+		"  -o, --output FORMAT   human (default) or json (the plan with\n"
+		"                        each step's status)\n"
+		"  -h, --help            show this help\n"
+		"\n"
+		"Exit status: 0 applied (or nothing to do), 1 error (nothing or\n"
+		"only part applied: see the report), 2 usage error.\n");
+}
+
+static void report(const struct cluster_run *run, FILE *f)
+{
+	size_t done = 0, total = run->p.n;
+
+	for (size_t i = 0; i < total; i++)
+		done += run->p.steps[i].status == STEP_DONE;
+	if (done == total) {
+		size_t n[3];
+
+		plan_count(&run->p, n);
+		fprintf(f, "\nApply complete: %zu created, %zu updated, %zu "
+			"deleted.\n", n[PLAN_CREATE], n[PLAN_UPDATE],
+			n[PLAN_DELETE]);
+		return;
+	}
+	fprintf(f, "\nApply stopped: %zu of %zu steps done.\n", done, total);
+	for (size_t i = 0; i < total; i++) {
+		const struct plan_step *s = &run->p.steps[i];
+		const char *what = s->status == STEP_DONE ? "done" :
+			s->status == STEP_FAILED ? "FAILED" :
+			s->status == STEP_SKIPPED ? "skipped" : "not done";
+
+		fprintf(f, "  %-8s %s %s %s on %s%s%s\n", what,
+			plan_op_name(s->op), plan_kind_name(s->kind), s->name,
+			run->c->hosts[s->host].name, s->error ? ": " : "",
+			s->error ? s->error : "");
+	}
+	fprintf(f, "Run apply again once the cause is fixed: it continues "
+		"from what is there.\n");
+}
+
+static void print_json(const struct cluster_run *run, const char *result)
+{
+	json_object *j = plan_to_json(run->c, &run->p);
+
+	json_object_object_add(j, "result", json_object_new_string(result));
+	printf("%s\n", json_object_to_json_string_ext(j,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(j);
+}
+
+static int apply_run(struct cluster_run *run, bool dry_run, bool json)
+{
+	FILE *log = json ? NULL : stdout;
+	int rc;
+
+	if (!json)
+		plan_print(run->c, &run->p, stdout);
+	if (run->p.nconflicts) {
+		if (json)
+			print_json(run, "refused");
+		else
+			printf("\nApply refused: %zu conflict%s above; nothing "
+			       "was changed.\n", run->p.nconflicts,
+			       run->p.nconflicts == 1 ? "" : "s");
+		return CLI_EXIT_FAIL;
+	}
+	if (!run->p.n || dry_run) {
+		if (json)
+			print_json(run, run->p.n ? "dry-run" : "no-changes");
+		else if (run->p.n)
+			printf("\nDry run: nothing was changed.\n");
+		return run->down ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	}
+	if (log)
+		fprintf(log, "\nApplying:\n");
+	rc = remote_apply(&run->r, &run->p, log);
+	if (json)
+		print_json(run, rc ? "failed" : "applied");
+	else
+		report(run, stdout);
+	return rc || run->down ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+int cmd_apply(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "prune", no_argument, NULL, 'p' },
+		{ "force-delete-data", no_argument, NULL, 'F' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct plan_opts po = { 0 };
+	enum cli_output out = CLI_OUT_HUMAN;
+	struct cluster_run run;
+	bool dry_run = false;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			dry_run = true;
+			break;
+		case 'p':
+			po.prune = true;
+			break;
+		case 'F':
+			po.force_delete_data = true;
+			break;
+		case 'o':
+			if (cli_parse_output("apply", optarg, &out) < 0 ||
+			    (out != CLI_OUT_HUMAN && out != CLI_OUT_JSON)) {
+				apply_usage(stderr);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			apply_usage(stdout);
+			return CLI_EXIT_OK;
+		default:
+			apply_usage(stderr);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_error("apply", "give exactly one cluster file");
+		apply_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	if (po.force_delete_data && !po.prune) {
+		cli_error("apply", "--force-delete-data only makes sense with "
+			  "--prune");
+		return CLI_EXIT_USAGE;
+	}
+	if (cluster_run_prepare("apply", argv[optind], &po, &run) < 0) {
+		cluster_run_free(&run);
+		return CLI_EXIT_FAIL;
+	}
+	rc = apply_run(&run, dry_run, out == CLI_OUT_JSON);
+	cluster_run_free(&run);
+	return rc;
+}
