@@ -16,6 +16,7 @@ struct fsview {
 };
 
 static struct fsview views[MAX_VIEWS];
+static struct fsview masters[MAX_VIEWS];
 
 static int paths_query(const char *sql, const char *key, char ***paths,
 		       unsigned *n)
@@ -104,8 +105,55 @@ struct famfs_fs *fsview_get(const char *fsname, char *err, size_t errlen)
 	return free_slot->fs;
 }
 
+struct famfs_fs *fsmaster_get(const char *fsname, int *rc, char *err,
+			      size_t errlen)
+{
+	struct famfs_open_opts o = { .flags = FAMFS_OPEN_MASTER,
+		.host_name = famfsd.cfg.host_name };
+	struct famfs_err e = { 0 };
+	struct fsview *slot = NULL;
+	char **paths;
+	unsigned n;
+
+	for (int i = 0; i < MAX_VIEWS; i++) {
+		if (masters[i].fs && !strcmp(masters[i].name, fsname))
+			return masters[i].fs;
+		if (!masters[i].fs && !slot)
+			slot = &masters[i];
+	}
+	if (!slot) {
+		*rc = -EMFILE;
+		snprintf(err, errlen, "too many filesystems open");
+		return NULL;
+	}
+	if (fs_device_paths(fsname, &paths, &n)) {
+		*rc = -ENOENT;
+		snprintf(err, errlen, "filesystem '%s' has no devices", fsname);
+		return NULL;
+	}
+	*rc = famfs_open((const char *const *)paths, n, &o, &slot->fs, &e);
+	fs_paths_free(paths, n);
+	if (*rc) {
+		snprintf(err, errlen, "%s", e.msg[0] ? e.msg : strerror(-*rc));
+		slot->fs = NULL;
+		return NULL;
+	}
+	snprintf(slot->name, sizeof(slot->name), "%s", fsname);
+	return slot->fs;
+}
+
+void fsmaster_drop(const char *fsname)
+{
+	for (int i = 0; i < MAX_VIEWS; i++)
+		if (masters[i].fs && !strcmp(masters[i].name, fsname)) {
+			famfs_close(masters[i].fs);
+			masters[i].fs = NULL;
+		}
+}
+
 void fsview_drop(const char *fsname)
 {
+	fsmaster_drop(fsname);
 	for (int i = 0; i < MAX_VIEWS; i++)
 		if (views[i].fs && !strcmp(views[i].name, fsname)) {
 			famfs_close(views[i].fs);
@@ -115,6 +163,11 @@ void fsview_drop(const char *fsname)
 
 void fsview_drop_all(void)
 {
+	for (int i = 0; i < MAX_VIEWS; i++)
+		if (masters[i].fs) {
+			famfs_close(masters[i].fs);
+			masters[i].fs = NULL;
+		}
 	for (int i = 0; i < MAX_VIEWS; i++)
 		if (views[i].fs) {
 			famfs_close(views[i].fs);

@@ -17,7 +17,17 @@ void fs_paths_free(char **paths, unsigned n);
 
 /* A replayed read-only open; owned by the cache. NULL with @err set. */
 struct famfs_fs *fsview_get(const char *fsname, char *err, size_t errlen);
-/* Forget a view (before mkfs, after delete). */
+/*
+ * A master open of @fsname kept across API calls (the writer lock stays
+ * with famfsd while no master mount exists, so file creates do not replay
+ * the log each time). NULL with @err (and the negative errno in *@rc).
+ */
+struct famfs_fs *fsmaster_get(const char *fsname, int *rc, char *err,
+			      size_t errlen);
+/* Give the writer lock back (before a master mount, mkfs, delete). */
+void fsmaster_drop(const char *fsname);
+
+/* Forget a view and the master handle (before mkfs, after delete). */
 void fsview_drop(const char *fsname);
 void fsview_drop_all(void);
 

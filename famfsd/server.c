@@ -245,6 +245,12 @@ static void handle(struct reqctx *x, struct MHD_Connection *c,
 		api_error(r, 500, "internal", "cannot start a transaction");
 	} else {
 		dispatch(&q, r);
+		/* A success is audited in its own transaction; a failure after
+		 * the rollback, so that the refusal is recorded too.
+		 */
+		if (mut && r->status < 400)
+			store_audit(famfsd.db, who, method, url, x->body,
+				    r->status, r->code);
 		if (mut && r->status < 400 && store_commit(famfsd.db)) {
 			store_rollback(famfsd.db);
 			api_error(r, 500, "internal", "cannot commit: %s",
@@ -253,7 +259,7 @@ static void handle(struct reqctx *x, struct MHD_Connection *c,
 			store_rollback(famfsd.db);
 		}
 	}
-	if (mut)
+	if (mut && r->status >= 400)
 		store_audit(famfsd.db, who, method, url, x->body, r->status,
 			    r->code);
 	famfsd_unlock();

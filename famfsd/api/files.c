@@ -141,26 +141,14 @@ static int errno_resp(struct api_resp *r, int e, const char *what)
 static int open_master(const char *fsname, struct famfs_fs **fs,
 		       struct api_resp *r)
 {
-	struct famfs_open_opts o = { .flags = FAMFS_OPEN_MASTER,
-		.host_name = famfsd.cfg.host_name };
-	struct famfs_err e = { 0 };
-	char **paths;
-	unsigned n;
+	char err[640], msg[700];
 	int rc;
 
-	if (fs_device_paths(fsname, &paths, &n))
-		return api_error(r, 404, "not_found", "no filesystem '%s'",
-				 fsname);
-	rc = famfs_open((const char *const *)paths, n, &o, fs, &e);
-	fs_paths_free(paths, n);
-	if (rc) {
-		char msg[700];
-
-		snprintf(msg, sizeof(msg), "cannot open '%s' as master: %s",
-			 fsname, e.msg[0] ? e.msg : strerror(-rc));
-		return errno_resp(r, rc, msg);
-	}
-	return 0;
+	*fs = fsmaster_get(fsname, &rc, err, sizeof(err));
+	if (*fs)
+		return 0;
+	snprintf(msg, sizeof(msg), "cannot open '%s' as master: %s", fsname, err);
+	return errno_resp(r, rc, msg);
 }
 
 /* mkdir -p of @path's parents, inside libfamfs or under a mount. */
@@ -281,7 +269,6 @@ static int create(struct api_req *q, struct api_resp *r)
 		rc = make_parents(fs, NULL, path, &e);
 		if (!rc)
 			rc = famfs_create_file(fs, path, &fa, &pol, NULL, &e);
-		famfs_close(fs);
 	}
 	if (rc)
 		return errno_resp(r, rc, e.msg[0] ? e.msg : strerror(-rc));
@@ -309,7 +296,6 @@ static int delete(struct api_resp *r, const char *fsname, const char *p)
 		if (open_master(fsname, &fs, r))
 			return -1;
 		rc = famfs_unlink(fs, path, &e);
-		famfs_close(fs);
 	}
 	if (rc)
 		return errno_resp(r, rc, e.msg[0] ? e.msg : strerror(-rc));

@@ -197,7 +197,9 @@ static int start_backend(struct mount_row *m, struct mount_rt *rt,
 		snprintf(err, errlen, "filesystem '%s' has no devices", m->fs);
 		return -ENOENT;
 	}
-	/* Our own read-only view must not race the master's mkfs/replay. */
+	/* The FUSE master takes the writer lock: famfsd gives its own up. */
+	if (!spec.client)
+		fsmaster_drop(m->fs);
 	log_path(m->name, lp, sizeof(lp));
 	spec.log_path = lp;
 	r = b->start(&spec, &pid, err, errlen);
