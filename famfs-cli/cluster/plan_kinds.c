@@ -429,7 +429,7 @@ void plan_prune(struct planner *pl, size_t h)
 		}
 		if (a->files && !pl->o->force_delete_data) {
 			conflict(pl, h, "--prune would delete filesystem %s, "
-				 "which holds %llu files and directories; "
+				 "which is not empty (%llu files and directories); "
 				 "refusing without --force-delete-data", a->name,
 				 (unsigned long long)a->files);
 			continue;

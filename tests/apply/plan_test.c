@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The planner on real data: cluster files loaded by the real loader and
+ * host states parsed from famfsd-shaped JSON (docs/api.md) by the same
+ * state_parse() that reads live answers. No HTTP here; the tests/apply scripts
+ * run the same code against real famfsd instances.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cluster/plan.h"
+
+static const char *examples_dir;
+static char tmpdir[] = "/tmp/plan_test.XXXXXX";
+
+static struct cluster *load_text(const char *name, const char *text)
+{
+	char path[512];
+	struct diag d = { .file = name };
+	struct cluster *c;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	d.file = path;
+	if (cluster_load(path, &c, &d) < 0)
+		diag_print(&d, stderr);
+	diag_free(&d);
+	assert_non_null(c);
+	return c;
+}
+
+static struct cluster *load_example(const char *name)
+{
+	char path[512];
+	struct diag d = { .file = path };
+	struct cluster *c;
+
+	snprintf(path, sizeof(path), "%s/%s", examples_dir, name);
+	if (cluster_load(path, &c, &d) < 0)
+		diag_print(&d, stderr);
+	diag_free(&d);
+	assert_non_null(c);
+	return c;
+}
+
+/* A host state from JSON texts (NULL: empty list). */
+static void state_from(struct host_state *s, const char *name,
+		       const char *policy, const char *devices,
+		       const char *sets, const char *filesystems,
+		       const char *mounts, const char *jobs)
+{
+	const char *texts[ST_NBODIES] = { NULL, devices, sets, filesystems,
+					  mounts, jobs };
+	json_object *bodies[ST_NBODIES];
+	char host[512];
+
+	snprintf(host, sizeof(host), "{\"name\":\"%s\",\"policy\":%s}", name,
+		 policy ? policy : "{\"chunk\":2097152,\"strips\":0,"
+		 "\"log_size\":67108864,\"mount_options\":\"\"}");
+	texts[ST_HOST] = host;
+	for (int i = 0; i < ST_NBODIES; i++) {
+		bodies[i] = json_tokener_parse(texts[i] ? texts[i] :
+					       "{\"items\":[]}");
+		assert_non_null(bodies[i]);
+	}
+	memset(s, 0, sizeof(*s));
+	assert_int_equal(state_parse(s, bodies), 0);
+	s->reachable = true;
+}
+
+static void states_empty(const struct cluster *c, struct host_state *s)
+{
+	for (size_t i = 0; i < c->nhosts; i++)
+		state_from(&s[i], c->hosts[i].name, NULL, NULL, NULL, NULL,
+			   NULL, NULL);
+}
+
+static void states_clear(const struct cluster *c, struct host_state *s)
+{
+	for (size_t i = 0; i < c->nhosts; i++)
+		state_clear(&s[i]);
+}
+
+/* "create device shm0 on master0" for step @i. */
+static const char *step_str(const struct cluster *c, const struct plan *p,
+			    size_t i)
+{
+	static char buf[256];
+	const struct plan_step *s = &p->steps[i];
+
+	snprintf(buf, sizeof(buf), "%s %s %s on %s", plan_op_name(s->op),
+		 plan_kind_name(s->kind), s->name, c->hosts[s->host].name);
+	return buf;
+}
+
+static void assert_steps(const struct cluster *c, const struct plan *p,
+			 const char *const *want)
+{
+	size_t n = 0;
+
+	while (want[n])
+		n++;
+	for (size_t i = 0; i < p->n && i < n; i++)
+		assert_string_equal(step_str(c, p, i), want[i]);
+	assert_int_equal(p->n, n);
+}
+
+static void plan_from_nothing_orders_dependencies_and_master_first(void **st)
+{
+	static const char *const want[] = {
+		"create device shm0 on master0",
+		"create device shm1 on master0",
+		"create device shm0 on client1",   /* adopt, after the creator */
+		"create device shm1 on client1",
+		"create device shm0 on client2",
+		"create device shm1 on client2",
+		"create set pool on master0",
+		"create set pool on client1",
+		"create set pool on client2",
+		"create filesystem shared on master0", /* mkfs ... */
+		"create filesystem shared on client1", /* ... before adopt */
+		"create filesystem shared on client2",
+		"create mount shared-master on master0",
+		"create mount shared-client on client1",
+		"create mount shared-client on client2",
+		"create dataset weights on master0",
+		NULL,
+	};
+	struct cluster *c = load_example("multi-host.yaml");
+	struct host_state s[3];
+	struct plan_opts o = { 0 };
+	struct plan p;
+
+	(void)st;
+	states_empty(c, s);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_steps(c, &p, want);
+	assert_int_equal(p.nconflicts, 0);
+	/* the master creates the file, clients adopt it (no size) */
+	assert_non_null(json_object_object_get(p.steps[0].calls[0].body,
+					       "size"));
+	assert_null(json_object_object_get(p.steps[2].calls[0].body, "size"));
+	assert_true(json_object_get_boolean(json_object_object_get(
+		p.steps[10].calls[0].body, "adopt")));
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+}
+
+static const char small_yaml[] =
+	"apiVersion: famfs.io/v1alpha1\n"
+	"kind: Cluster\n"
+	"metadata: {name: t}\n"
+	"hosts:\n"
+	"  - {name: h0, endpoint: /run/h0.sock, role: master}\n"
+	"  - {name: h1, endpoint: /run/h1.sock, role: client}\n"
+	"devices:\n"
+	"  - {name: e0, emul: {path: /dev/shm/e0, size: 16MiB}}\n"
+	"  - {name: e1, emul: {path: /dev/shm/e1, size: 16MiB}}\n"
+	"sets:\n"
+	"  - {name: s0, devices: [e0, e1], chunk: 2MiB}\n"
+	"filesystems:\n"
+	"  - {name: fs0, set: s0, master: h0}\n"
+	"mounts:\n"
+	"  - {filesystem: fs0, host: h0, path: /mnt/m, role: master}\n"
+	"defaults: {chunk: 2MiB}\n";
+
+#define DEV(n, extra) "{\"name\":\"" n "\",\"provider\":\"emul\",\"path\":" \
+	"\"/dev/shm/" n "\",\"size\":16777216,\"state\":\"online\"" extra "}"
+static const char applied_devices[] =
+	"{\"items\":[" DEV("e0", ",\"set\":\"s0\"") ","
+	DEV("e1", ",\"set\":\"s0\"") "]}";
+static const char applied_sets[] =
+	"{\"items\":[{\"name\":\"s0\",\"devices\":[\"e0\",\"e1\"],"
+	"\"chunk\":2097152,\"strips\":2,\"filesystem\":\"fs0\"}]}";
+static const char applied_fs[] =
+	"{\"items\":[{\"name\":\"fs0\",\"set\":\"s0\",\"master\":\"h0\","
+	"\"log_size\":67108864,\"space\":{\"files\":0,\"dirs\":0}}]}";
+static const char applied_mounts[] =
+	"{\"items\":[{\"name\":\"fs0-master\",\"filesystem\":\"fs0\","
+	"\"path\":\"/mnt/m\",\"role\":\"master\",\"options\":\"\","
+	"\"state\":\"mounted\"}]}";
+
+/* The applied state plus what an earlier file had: device e9, set s9,
+ * filesystem fs9 holding 3 files, mount old.
+ */
+static const char extra_devices[] =
+	"{\"items\":[" DEV("e0", ",\"set\":\"s0\"") ","
+	DEV("e1", ",\"set\":\"s0\"") "," DEV("e9", ",\"set\":\"s9\"") "]}";
+static const char extra_sets[] =
+	"{\"items\":[{\"name\":\"s0\",\"devices\":[\"e0\",\"e1\"],"
+	"\"chunk\":2097152,\"strips\":2},{\"name\":\"s9\","
+	"\"devices\":[\"e9\"],\"chunk\":2097152,\"strips\":1}]}";
+static const char extra_fs[] =
+	"{\"items\":[{\"name\":\"fs0\",\"set\":\"s0\",\"master\":\"h0\","
+	"\"log_size\":67108864,\"space\":{\"files\":0,\"dirs\":0}},"
+	"{\"name\":\"fs9\",\"set\":\"s9\",\"master\":\"h0\","
+	"\"log_size\":67108864,\"space\":{\"files\":2,\"dirs\":1}}]}";
+static const char extra_mounts[] =
+	"{\"items\":[{\"name\":\"fs0-master\",\"filesystem\":\"fs0\","
+	"\"path\":\"/mnt/m\",\"role\":\"master\",\"options\":\"\"},"
+	"{\"name\":\"old\",\"filesystem\":\"fs9\",\"path\":\"/mnt/old\","
+	"\"role\":\"master\",\"options\":\"\"}]}";
+
+static void small_states(struct host_state s[2], const char *policy,
+			 const char *devices, const char *sets,
+			 const char *fs, const char *mounts)
+{
+	state_from(&s[0], "h0", policy, devices, sets, fs, mounts, NULL);
+	state_from(&s[1], "h1", NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
+static void matching_state_plans_nothing(void **st)
+{
+	struct cluster *c = load_text("small.yaml", small_yaml);
+	struct plan_opts o = { .prune = true };
+	struct host_state s[2];
+	struct plan p;
+
+	(void)st;
+	small_states(s, NULL, applied_devices, applied_sets, applied_fs,
+		     applied_mounts);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.n, 0);
+	assert_int_equal(p.nconflicts, 0);
+	assert_int_equal(p.unmanaged, 0);
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+}
+
+static void extra_resources_are_kept_without_prune(void **st)
+{
+	struct cluster *c = load_text("small.yaml", small_yaml);
+	struct plan_opts o = { 0 };
+	struct host_state s[2];
+	struct plan p;
+
+	(void)st;
+	small_states(s, NULL, extra_devices, extra_sets, extra_fs,
+		     extra_mounts);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.n, 0);
+	assert_int_equal(p.nconflicts, 0);
+	assert_int_equal(p.unmanaged, 4);
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+}
+
+static void prune_refuses_filesystem_holding_files(void **st)
+{
+	struct cluster *c = load_text("small.yaml", small_yaml);
+	struct plan_opts o = { .prune = true };
+	struct host_state s[2];
+	struct plan p;
+
+	(void)st;
+	small_states(s, NULL, extra_devices, extra_sets, extra_fs,
+		     extra_mounts);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.nconflicts, 1);
+	assert_non_null(strstr(p.conflicts[0], "fs9"));
+	assert_non_null(strstr(p.conflicts[0], "--force-delete-data"));
+	for (size_t i = 0; i < p.n; i++)
+		assert_false(p.steps[i].kind == PK_FILESYSTEM);
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+}
+
+static void prune_force_deletes_in_reverse_dependency_order(void **st)
+{
+	static const char *const want[] = {
+		"delete mount old on h0",
+		"delete filesystem fs9 on h0",
+		"delete set s9 on h0",
+		"delete device e9 on h0",
+		NULL,
+	};
+	struct cluster *c = load_text("small.yaml", small_yaml);
+	struct plan_opts o = { .prune = true, .force_delete_data = true };
+	struct host_state s[2];
+	struct plan p;
+
+	(void)st;
+	small_states(s, NULL, extra_devices, extra_sets, extra_fs,
+		     extra_mounts);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.nconflicts, 0);
+	assert_steps(c, &p, want);
+	assert_string_equal(p.steps[3].calls[0].path, "/v1/devices/e9");
+	assert_string_equal(p.steps[3].calls[0].method, "DELETE");
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+}
+
+static void changed_set_is_a_conflict_not_a_step(void **st)
+{
+	static const char sets4m[] =
+		"{\"items\":[{\"name\":\"s0\",\"devices\":[\"e0\",\"e1\"],"
+		"\"chunk\":4194304,\"strips\":2}]}";
+	struct cluster *c = load_text("small.yaml", small_yaml);
+	struct plan_opts o = { 0 };
+	struct host_state s[2];
+	struct plan p;
+
+	(void)st;
+	small_states(s, NULL, applied_devices, sets4m, applied_fs,
+		     applied_mounts);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.n, 0);
+	assert_int_equal(p.nconflicts, 1);
+	assert_non_null(strstr(p.conflicts[0], "host h0: set s0 has chunk "
+			       "4 MiB, the file says 2 MiB"));
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+}
+
+static void changed_mount_is_replaced(void **st)
+{
+	static const char moved[] =
+		"{\"items\":[{\"name\":\"fs0-master\",\"filesystem\":\"fs0\","
+		"\"path\":\"/mnt/elsewhere\",\"role\":\"master\"}]}";
+	struct cluster *c = load_text("small.yaml", small_yaml);
+	struct plan_opts o = { 0 };
+	struct host_state s[2];
+	struct plan p;
+
+	(void)st;
+	small_states(s, NULL, applied_devices, applied_sets, applied_fs,
+		     moved);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.steps[0].op, PLAN_UPDATE);
+	assert_int_equal(p.steps[0].ncalls, 2);
+	assert_string_equal(p.steps[0].calls[0].method, "DELETE");
+	assert_string_equal(p.steps[0].calls[0].path, "/v1/mounts/fs0-master");
+	assert_string_equal(p.steps[0].calls[1].method, "POST");
+	assert_non_null(strstr(p.steps[0].detail, "/mnt/elsewhere -> /mnt/m"));
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+}
+
+static void policy_update_sends_only_what_differs(void **st)
+{
+	static const char pol[] = "{\"chunk\":4194304,\"strips\":0,"
+		"\"log_size\":67108864,\"mount_options\":\"\"}";
+	struct cluster *c = load_text("small.yaml", small_yaml);
+	struct plan_opts o = { 0 };
+	struct host_state s[2];
+	json_object *policy;
+	struct plan p;
+
+	(void)st;
+	small_states(s, pol, applied_devices, applied_sets, applied_fs,
+		     applied_mounts);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.n, 1); /* h1 already has a 2 MiB chunk */
+	assert_string_equal(step_str(c, &p, 0), "update policy defaults on h0");
+	assert_string_equal(p.steps[0].calls[0].method, "PATCH");
+	policy = json_object_object_get(p.steps[0].calls[0].body, "policy");
+	assert_int_equal(json_object_object_length(policy), 1);
+	assert_int_equal(json_object_get_int64(json_object_object_get(policy,
+						"chunk")), 2097152);
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+}
+
+static void unreachable_host_steps_are_skipped(void **st)
+{
+	struct cluster *c = load_example("multi-host.yaml");
+	struct plan_opts o = { 0 };
+	struct host_state s[3];
+	size_t skipped = 0;
+	struct plan p;
+
+	(void)st;
+	states_empty(c, s);
+	s[2].reachable = false;
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	for (size_t i = 0; i < p.n; i++) {
+		bool on_down = p.steps[i].host == 2;
+
+		assert_int_equal(p.steps[i].status == STEP_SKIPPED, on_down);
+		if (on_down) {
+			skipped++;
+			assert_non_null(strstr(p.steps[i].error, "client2"));
+		}
+	}
+	assert_int_equal(skipped, 5); /* 2 devices, set, fs, mount */
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+}
+
+static void dataset_done_by_an_earlier_job_is_not_redone(void **st)
+{
+	static const char jobs[] =
+		"{\"items\":[{\"id\":3,\"kind\":\"ingest\",\"state\":"
+		"\"succeeded\",\"params\":{\"filesystem\":\"shared\","
+		"\"source\":\"/data/models/weights\",\"dest\":\"/weights\"}}]}";
+	static const char failed[] =
+		"{\"items\":[{\"id\":3,\"kind\":\"ingest\",\"state\":"
+		"\"failed\",\"params\":{\"filesystem\":\"shared\","
+		"\"source\":\"/data/models/weights\",\"dest\":\"/weights\"}}]}";
+	struct cluster *c = load_example("multi-host.yaml");
+	struct plan_opts o = { 0 };
+	struct host_state s[3];
+	struct plan p;
+
+	(void)st;
+	states_empty(c, s);
+	state_clear(&s[0]);
+	state_from(&s[0], "master0", NULL, NULL, NULL, NULL, NULL, jobs);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	for (size_t i = 0; i < p.n; i++)
+		assert_int_not_equal(p.steps[i].kind, PK_DATASET);
+	plan_free(&p);
+	state_clear(&s[0]);
+	state_from(&s[0], "master0", NULL, NULL, NULL, NULL, NULL, failed);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.steps[p.n - 1].kind, PK_DATASET);
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(plan_from_nothing_orders_dependencies_and_master_first),
+		cmocka_unit_test(matching_state_plans_nothing),
+		cmocka_unit_test(extra_resources_are_kept_without_prune),
+		cmocka_unit_test(prune_refuses_filesystem_holding_files),
+		cmocka_unit_test(prune_force_deletes_in_reverse_dependency_order),
+		cmocka_unit_test(changed_set_is_a_conflict_not_a_step),
+		cmocka_unit_test(changed_mount_is_replaced),
+		cmocka_unit_test(policy_update_sends_only_what_differs),
+		cmocka_unit_test(unreachable_host_steps_are_skipped),
+		cmocka_unit_test(dataset_done_by_an_earlier_job_is_not_redone),
+	};
+	char cmd[600];
+	int r;
+
+	examples_dir = argc > 1 ? argv[1] : "examples";
+	if (!mkdtemp(tmpdir))
+		return 1;
+	r = cmocka_run_group_tests(tests, NULL, NULL);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	if (system(cmd))
+		r = r ? r : 1;
+	return r;
+}
