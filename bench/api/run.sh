@@ -13,6 +13,8 @@ trap 'kill $PID 2>/dev/null; wait $PID 2>/dev/null; rm -rf "$T" /dev/shm/famfsd-
 	--plugin-dir "$B/plugins" --log-level warning >"$T/log" 2>&1 &
 PID=$!
 for _ in $(seq 1 200); do curl -s --unix-socket "$SOCK" http://x/healthz >/dev/null && break; sleep 0.05; done
+sleep 1
+fresh=$(awk '/VmRSS/ {print $2}' /proc/$PID/status)
 post() { curl -sf --unix-socket "$SOCK" -H 'Content-Type: application/json' -d "$2" "http://x$1" >/dev/null; }
 for i in 0 1 2 3; do
 	post /v1/devices "{\"name\":\"emul$i\",\"path\":\"/dev/shm/famfsd-bench-$$-$i\",\"size\":\"256MiB\"}"
@@ -25,6 +27,8 @@ rss() { awk '/VmRSS/ {print $2}' /proc/$PID/status; }
 anon() { awk '/RssAnon/ {print $2}' /proc/$PID/status; }
 idle=$(rss)
 echo "### famfsd API, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, rate $RATE/s for $SECS s"
+echo
+echo "idle RSS right after start (empty state, cxl+emul loaded): $((fresh / 1024)) MiB ($fresh KiB)"
 echo
 echo "idle RSS after setup (4 devices, 1 fs, 50 files): $((idle / 1024)) MiB ($idle KiB; anonymous $(anon) KiB, the rest is mapped device pages)"
 echo

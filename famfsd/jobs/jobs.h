@@ -60,7 +60,7 @@ void jobs_recover(void);
 void jobs_kick(void);
 /* Ask every job to stop and wait for the threads. Without the lock. */
 void jobs_shutdown(void);
-/* Register the kinds built into famfsd. */
+/* Register every kind linked into famfsd (jobs/kinds.c), at start. */
 void jobs_builtin_init(void);
 
 #endif

@@ -26,14 +26,10 @@ static int rescan_run(struct job *j)
 	return r;
 }
 
-static const struct job_kind rescan_kind = {
+const struct job_kind job_kind_rescan = {
 	.name = "rescan",
 	.validate = rescan_validate,
 	.run = rescan_run,
 	.resumable = true,
 };
 
-void jobs_builtin_init(void)
-{
-	jobs_register(&rescan_kind);
-}
