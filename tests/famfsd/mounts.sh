@@ -1,0 +1,100 @@
+#!/bin/bash
+# famfsd_mounts: master and client mounts through famfs-fused, supervised:
+# files go through the master mount, mkfs/delete of a mounted filesystem
+# are refused, a crashed server is restarted, a famfsd restart adopts the
+# running servers, and after SIGKILL of everything the stale mount is
+# cleaned and the desired mounts come back.
+source "$(dirname "$0")/lib.sh"
+[ -x "${FAMFS_FUSED:-}" ] || { echo "famfs-fused not built"; exit 77; }
+[ -e /dev/fuse ] || { echo "no /dev/fuse"; exit 77; }
+start_famfsd --fused "$FAMFS_FUSED"
+make_devices 2
+api POST /v1/interleave-sets '{"name":"set0","devices":["emul0","emul1"]}'; expect 201
+api POST /v1/filesystems '{"name":"fs0","set":"set0","log_size":"4MiB"}'; expect 201
+api POST /v1/files '{"filesystem":"fs0","path":"/before.bin","size":"1MiB"}'; expect 201
+
+mounted() { awk -v p="$1" '$5 == p { f = 1 } END { exit !f }' /proc/self/mountinfo; }
+wait_state() {  # wait_state MOUNT STATE
+	for _ in $(seq 1 200); do
+		api GET /v1/mounts/$1
+		[ "$(jq_get "$BODY" .state)" = "$2" ] && return 0
+		sleep 0.05
+	done
+	fail "mount $1 never reached $2: $BODY"
+}
+
+api POST /v1/mounts "{\"name\":\"m\",\"filesystem\":\"fs0\",\"path\":\"$T/mnt-m\",\"role\":\"master\"}"
+expect 201
+wait_state m mounted
+mounted "$T/mnt-m" || fail "master not in mountinfo"
+[ -f "$T/mnt-m/before.bin" ] || fail "file made before the mount not visible in it"
+pass "master mount up"
+
+api POST /v1/files '{"filesystem":"fs0","path":"/dir/through-mount.bin","size":"3MiB"}'; expect 201
+[ -f "$T/mnt-m/dir/through-mount.bin" ] || fail "file not created through the mount"
+[ "$(stat -c %s "$T/mnt-m/dir/through-mount.bin")" = 3145728 ] || fail "size through the mount"
+api POST /v1/files '{"filesystem":"fs0","path":"/x","size":"3MiB","strips":2}'
+expect 409 mounted
+pass "files go through the master mount"
+
+before=$(db_state)
+api POST /v1/filesystems/fs0/mkfs '{}'; expect 409 mounted
+api DELETE /v1/filesystems/fs0; expect 409 in_use
+api POST /v1/mounts "{\"name\":\"m2\",\"filesystem\":\"fs0\",\"path\":\"$T/mnt-m2\",\"role\":\"master\"}"
+expect 409 conflict
+[ "$before" = "$(db_state)" ] || fail "refusals changed the db"
+pass "mkfs/delete of a mounted filesystem and a second master refused"
+
+api POST /v1/mounts "{\"name\":\"c\",\"filesystem\":\"fs0\",\"path\":\"$T/mnt-c\",\"role\":\"client\"}"
+expect 201
+wait_state c mounted
+for _ in $(seq 1 100); do [ -f "$T/mnt-c/dir/through-mount.bin" ] && break; sleep 0.05; done
+[ -f "$T/mnt-c/dir/through-mount.bin" ] || fail "client does not see the master's file"
+pass "client mount sees the master's files"
+
+# crash the client's server: famfsd restarts it
+api GET /v1/mounts/c; pid=$(jq_get "$BODY" .pid)
+kill -KILL "$pid"
+for _ in $(seq 1 200); do
+	api GET /v1/mounts/c
+	[ "$(jq_get "$BODY" .restarts)" -ge 1 ] && [ "$(jq_get "$BODY" .state)" = mounted ] && break
+	sleep 0.05
+done
+[ "$(jq_get "$BODY" .state)" = mounted ] || fail "not restarted: $BODY"
+[ "$(jq_get "$BODY" .pid)" != "$pid" ] || fail "same pid after restart"
+api GET /v1/events
+echo "$BODY" | grep -q "restarting in" || fail "no restart event"
+pass "crashed FUSE server restarted ($(jq_get "$(curl -s --unix-socket "$SOCK" http://famfsd/v1/mounts/c)" .last_error))"
+
+curl -s --unix-socket "$SOCK" http://famfsd/metrics | grep -q 'famfs_mount_state{mount="c",fs="fs0",role="client",state="mounted"} 1' \
+	|| fail "mount state metric"
+
+# famfsd restart: the servers keep running and are adopted
+api GET /v1/mounts/m; mpid=$(jq_get "$BODY" .pid)
+stop_famfsd
+mounted "$T/mnt-m" || fail "a famfsd stop took the mount down"
+start_famfsd --fused "$FAMFS_FUSED"
+api GET /v1/mounts/m
+[ "$(jq_get "$BODY" .pid)" = "$mpid" ] && [ "$(jq_get "$BODY" .state)" = mounted ] || fail "not adopted: $BODY"
+pass "famfsd restart adopts running servers"
+
+# SIGKILL famfsd and the servers: stale mounts; a new famfsd cleans them
+# and brings the desired mounts back
+kill9_famfsd
+api_pids=$(pgrep -f "$FAMFS_FUSED.*$T" || true)
+for p in $api_pids; do kill -KILL "$p"; done
+sleep 0.2
+start_famfsd --fused "$FAMFS_FUSED"
+wait_state m mounted
+wait_state c mounted
+[ -f "$T/mnt-c/before.bin" ] || fail "client mount not serving after reconcile"
+api GET /v1/events
+echo "$BODY" | grep -q "cleaned a stale mount" || fail "no stale cleanup event"
+pass "reconcile after SIGKILL: stale mounts cleaned, desired mounts back"
+
+api DELETE /v1/mounts/c; expect 204
+api DELETE /v1/mounts/m; expect 204
+mounted "$T/mnt-m" && fail "master still mounted"
+mounted "$T/mnt-c" && fail "client still mounted"
+api POST /v1/filesystems/fs0/mkfs '{}'; expect 200
+pass "unmount; mkfs once unmounted"
