@@ -192,6 +192,9 @@ int famfs_alloc_map(struct famfs_fs *fs, uint64_t size,
 		m = fmap_new(FAMFS_MAP_EXTENTS, 1, 0);
 		r = m ? place_packed(fs, size, m) : -ENOMEM;
 	} else if (nstrips > 1 && size > chunk) {
+		/* no more strips than chunks: a 3 MiB file takes 2 strips, not 4 */
+		if (DIV_ROUND_UP(size, chunk) < nstrips)
+			nstrips = (uint32_t)DIV_ROUND_UP(size, chunk);
 		m = fmap_new(FAMFS_MAP_INTERLEAVE, nstrips, chunk);
 		r = m ? place_interleave(fs, size, nstrips, chunk, m) : -ENOMEM;
 	} else {

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The ingest manifest in SQLite: one row per source file of a dataset
+ * (keyed by a dataset key: filesystem + destination), with size, mtime,
+ * checksum and state. famfsd keeps it in its own database; the offline
+ * CLI and the tests in a file of their own.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest.h"
+#include "manifest_sqlite.h"
+
+const char ingest_manifest_ddl[] =
+	"CREATE TABLE IF NOT EXISTS ingest_manifest ("
+	" dataset TEXT NOT NULL,"
+	" rel TEXT NOT NULL,"
+	" size INTEGER NOT NULL,"
+	" mtime_ns INTEGER NOT NULL,"
+	" checksum INTEGER NOT NULL,"
+	" state INTEGER NOT NULL,"
+	" PRIMARY KEY (dataset, rel)) WITHOUT ROWID;";
+
+struct sqlite_manifest {
+	sqlite3 *db;
+	bool own_db;
+	char *dataset;
+	pthread_mutex_t lock;
+	sqlite3_stmt *get, *put;
+};
+
+static int sm_get(void *m, const char *rel, struct ingest_record *r)
+{
+	struct sqlite_manifest *s = m;
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&s->lock);
+	sqlite3_reset(s->get);
+	sqlite3_bind_text(s->get, 1, s->dataset, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s->get, 2, rel, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(s->get) == SQLITE_ROW) {
+		r->size = (uint64_t)sqlite3_column_int64(s->get, 0);
+		r->mtime_ns = (uint64_t)sqlite3_column_int64(s->get, 1);
+		r->checksum = (uint64_t)sqlite3_column_int64(s->get, 2);
+		r->state = sqlite3_column_int(s->get, 3);
+		rc = 0;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+static int sm_put(void *m, const char *rel, const struct ingest_record *r)
+{
+	struct sqlite_manifest *s = m;
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	sqlite3_reset(s->put);
+	sqlite3_bind_text(s->put, 1, s->dataset, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s->put, 2, rel, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(s->put, 3, (sqlite3_int64)r->size);
+	sqlite3_bind_int64(s->put, 4, (sqlite3_int64)r->mtime_ns);
+	sqlite3_bind_int64(s->put, 5, (sqlite3_int64)r->checksum);
+	sqlite3_bind_int(s->put, 6, r->state);
+	rc = sqlite3_step(s->put) == SQLITE_DONE ? 0 : -EIO;
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+static const struct ingest_manifest_ops sqlite_ops = { .get = sm_get, .put = sm_put };
+
+static int prepare(struct sqlite_manifest *s)
+{
+	if (sqlite3_exec(s->db, ingest_manifest_ddl, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, "SELECT size, mtime_ns, checksum, state FROM "
+			       "ingest_manifest WHERE dataset = ? AND rel = ?", -1,
+			       &s->get, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO ingest_manifest VALUES "
+			       "(?, ?, ?, ?, ?, ?)", -1, &s->put, NULL) != SQLITE_OK)
+		return -EIO;
+	return 0;
+}
+
+int ingest_manifest_sqlite_attach(struct ingest_manifest *man, sqlite3 *db,
+				  const char *dataset)
+{
+	struct sqlite_manifest *s = calloc(1, sizeof(*s));
+
+	if (!s || !(s->dataset = strdup(dataset))) {
+		free(s);
+		return -ENOMEM;
+	}
+	s->db = db;
+	pthread_mutex_init(&s->lock, NULL);
+	if (prepare(s)) {
+		sqlite3_finalize(s->get);
+		sqlite3_finalize(s->put);
+		pthread_mutex_destroy(&s->lock);
+		free(s->dataset);
+		free(s);
+		return -EIO;
+	}
+	man->ops = &sqlite_ops;
+	man->m = s;
+	return 0;
+}
+
+int ingest_manifest_sqlite_open(struct ingest_manifest *man, const char *path,
+				const char *dataset, char *why, size_t whylen)
+{
+	sqlite3 *db;
+	int r;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			    SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+		snprintf(why, whylen, "manifest %s: %s", path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return -EIO;
+	}
+	sqlite3_busy_timeout(db, 5000);
+	sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+		     NULL, NULL, NULL);
+	r = ingest_manifest_sqlite_attach(man, db, dataset);
+	if (r) {
+		snprintf(why, whylen, "manifest %s: %s", path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return r;
+	}
+	((struct sqlite_manifest *)man->m)->own_db = true;
+	return 0;
+}
+
+void ingest_manifest_sqlite_close(struct ingest_manifest *man)
+{
+	struct sqlite_manifest *s = man->m;
+
+	if (!s)
+		return;
+	sqlite3_finalize(s->get);
+	sqlite3_finalize(s->put);
+	if (s->own_db)
+		sqlite3_close(s->db);
+	pthread_mutex_destroy(&s->lock);
+	free(s->dataset);
+	free(s);
+	man->m = NULL;
+}

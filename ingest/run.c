@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Running an ingest: decide per file (copy, skip, changed), refuse early
+ * when space is short, create directories, then copy files in parallel
+ * workers, largest first. Each copy reads straight from the source into
+ * the device memory the file's map points at (one copy), hashing as it
+ * goes, and commits only after the data is flushed.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "ingest.h"
+
+enum action { ACT_NONE, ACT_COPY, ACT_SKIP };
+
+struct job {
+	const struct ingest_opts *o;
+	const struct ingest_plan *p;
+	struct ingest_sink *sink;
+	struct ingest_manifest *man;
+	struct ingest_progress *prog;
+	struct ingest_result *res;
+	int srcfd;
+	uint64_t *order;        /* indexes of items to copy, largest first */
+	uint64_t norder;
+	atomic_uint_fast64_t next;
+	atomic_bool failed;
+	pthread_mutex_t lock;
+};
+
+__attribute__((format(printf, 3, 4)))
+static void fail(struct job *j, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&j->lock);
+	if (!j->res->error) {
+		j->res->error = err;
+		va_start(ap, fmt);
+		vsnprintf(j->res->message, sizeof(j->res->message), fmt, ap);
+		va_end(ap);
+	}
+	pthread_mutex_unlock(&j->lock);
+	atomic_store(&j->failed, true);
+}
+
+static bool stopping(struct job *j)
+{
+	return atomic_load(&j->failed) || (j->o->cancel && atomic_load(j->o->cancel));
+}
+
+static char *dest_path(const struct ingest_opts *o, const char *rel)
+{
+	char *s;
+	size_t dl = strlen(o->dest);
+
+	while (dl > 1 && o->dest[dl - 1] == '/')
+		dl--;
+	if (asprintf(&s, "%.*s%s%s", (int)dl, o->dest,
+		     *rel && !(dl == 1 && o->dest[0] == '/') ? "/" : "", rel) < 0)
+		return NULL;
+	return s;
+}
+
+/* Open below the source root and never through a symlink. */
+static int open_beneath(int root, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, root, rel, &how, sizeof(how));
+
+	if (fd < 0 && errno == ENOSYS)
+		fd = openat(root, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	return fd;
+}
+
+/* XXH3 of a committed famfs file, read back through the sink. */
+static int hash_dest(struct job *j, const char *path, uint64_t size, uint64_t *h)
+{
+	size_t bs = 4 << 20;
+	uint8_t *buf = malloc(bs);
+	XXH3_state_t *st = XXH3_createState();
+	int r = 0;
+
+	if (!buf || !st) {
+		free(buf);
+		XXH3_freeState(st);
+		return -ENOMEM;
+	}
+	XXH3_64bits_reset(st);
+	for (uint64_t off = 0; off < size;) {
+		int64_t n = j->sink->ops->read(j->sink->s, path, off, buf,
+					       size - off < bs ? size - off : bs);
+
+		if (n <= 0) {
+			r = n < 0 ? (int)n : -EIO;
+			break;
+		}
+		XXH3_64bits_update(st, buf, (size_t)n);
+		off += (uint64_t)n;
+	}
+	*h = XXH3_64bits_digest(st);
+	XXH3_freeState(st);
+	free(buf);
+	return r;
+}
+
+static int hash_source(struct job *j, const char *rel, uint64_t *h, uint64_t *size)
+{
+	int fd = open_beneath(j->srcfd, rel);
+	size_t bs = 4 << 20;
+	uint8_t *buf;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	buf = malloc(bs);
+	XXH3_state_t *st = XXH3_createState();
+
+	XXH3_64bits_reset(st);
+	*size = 0;
+	while ((n = read(fd, buf, bs)) > 0) {
+		XXH3_64bits_update(st, buf, (size_t)n);
+		*size += (uint64_t)n;
+	}
+	*h = XXH3_64bits_digest(st);
+	XXH3_freeState(st);
+	free(buf);
+	close(fd);
+	return n < 0 ? -EIO : 0;
+}
+
+/* Decide what to do with one file, before anything is copied. */
+static enum action decide(struct job *j, const struct ingest_item *it)
+{
+	struct ingest_record rec;
+	struct famfs_attr a;
+	char *dst = dest_path(j->o, it->rel);
+	bool known = j->man && j->man->ops->get(j->man->m, it->rel, &rec) == 0 &&
+		     rec.state == INGEST_DONE;
+	bool exists = dst && j->sink->ops->stat(j->sink->s, dst, &a) == 0;
+	enum action act = ACT_COPY;
+
+	if (!dst)
+		return ACT_NONE;
+	if (known && exists) {
+		if (rec.size == it->size && rec.mtime_ns == it->mtime_ns) {
+			act = ACT_SKIP;
+		} else if (j->o->changed == INGEST_CHANGED_REPLACE) {
+			j->sink->ops->remove(j->sink->s, dst);
+			atomic_fetch_add(&j->prog->files_changed, 1);
+		} else {
+			atomic_fetch_add(&j->prog->files_changed, 1);
+			if (j->o->changed == INGEST_CHANGED_FAIL)
+				fail(j, -ESTALE, "%s changed since it was ingested "
+				     "(size %llu -> %llu); famfs files are immutable",
+				     it->rel, (unsigned long long)rec.size,
+				     (unsigned long long)it->size);
+			act = ACT_SKIP;
+		}
+	} else if (exists) {
+		/* A copy we have no record of: the same bytes, or a conflict. */
+		uint64_t hs = 0, hd = 1, ss;
+
+		if (S_ISDIR(a.mode & 0170000) || a.size != it->size ||
+		    hash_source(j, it->rel, &hs, &ss) || hash_dest(j, dst, a.size, &hd) ||
+		    hs != hd) {
+			fail(j, -EEXIST, "destination %s exists with different content", dst);
+			act = ACT_NONE;
+		} else {
+			struct ingest_record r = { it->size, it->mtime_ns, hs, INGEST_DONE };
+
+			if (j->man)
+				j->man->ops->put(j->man->m, it->rel, &r);
+			act = ACT_SKIP;
+		}
+	}
+	free(dst);
+	return act;
+}
+
+static int make_dirs(struct job *j)
+{
+	char *p = strdup(j->o->dest);
+
+	/* the destination's own parents, like mkdir -p */
+	for (char *s = p + 1; p && *s; s++) {
+		struct famfs_attr a;
+
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (j->sink->ops->stat(j->sink->s, p, &a) != 0)
+			j->sink->ops->mkdir(j->sink->s, p, 0755, 0, 0);
+		*s = '/';
+	}
+	free(p);
+	for (uint64_t i = 0; i < j->p->nitems && !stopping(j); i++) {
+		const struct ingest_item *it = &j->p->items[i];
+		struct famfs_attr a;
+		char *dst;
+		int r;
+
+		if (it->kind != INGEST_DIR)
+			continue;
+		dst = dest_path(j->o, it->rel);
+		if (j->sink->ops->stat(j->sink->s, dst, &a) == 0) {
+			if (!S_ISDIR(a.mode & 0170000))
+				fail(j, -ENOTDIR, "destination %s exists and is not a directory", dst);
+		} else if ((r = j->sink->ops->mkdir(j->sink->s, dst, it->mode, it->uid, it->gid))) {
+			fail(j, r, "cannot create directory %s: %s", dst, strerror(-r));
+		}
+		free(dst);
+	}
+	return j->res->error;
+}
+
+/* Copy one file into its reserved map; returns 0 or -errno. */
+static int copy_into(struct job *j, int fd, struct ingest_target *t, uint64_t size,
+		     uint64_t *hash, const char *rel)
+{
+	const size_t piece = 1 << 20; /* hash while the bytes are in cache */
+	XXH3_state_t *st = XXH3_createState();
+	uint64_t off = 0;
+
+	XXH3_64bits_reset(st);
+	while (off < size) {
+		struct famfs_loc loc;
+		uint64_t n;
+		ssize_t got;
+
+		if (stopping(j)) {
+			XXH3_freeState(st);
+			return -ECANCELED;
+		}
+		if (famfs_fmap_resolve(t->map, off, &loc)) {
+			XXH3_freeState(st);
+			return -EFBIG;
+		}
+		n = size - off < loc.length ? size - off : loc.length;
+		if (n > piece)
+			n = piece;
+		uint8_t *dst = t->dev_base[loc.dev_index] + loc.dev_offset;
+
+		got = pread(fd, dst, n, (off_t)off);
+		if (got <= 0) {
+			XXH3_freeState(st);
+			fail(j, got < 0 ? -errno : -EIO, "%s: read failed at %llu: %s",
+			     rel, (unsigned long long)off,
+			     got < 0 ? strerror(errno) : "file shrank while copying");
+			return -EIO;
+		}
+		XXH3_64bits_update(st, dst, (size_t)got);
+		off += (uint64_t)got;
+		atomic_fetch_add(&j->prog->bytes_done, (uint64_t)got);
+	}
+	*hash = XXH3_64bits_digest(st);
+	XXH3_freeState(st);
+	return 0;
+}
+
+static void copy_one(struct job *j, const struct ingest_item *it)
+{
+	struct ingest_target t = { 0 };
+	struct famfs_file_attr a = { .size = it->size, .mode = it->mode, .uid = it->uid,
+				     .gid = it->gid, .mtime_ns = it->mtime_ns };
+	char why[512] = "";
+	char *dst = dest_path(j->o, it->rel);
+	uint64_t hash = 0;
+	int fd = open_beneath(j->srcfd, it->rel), r;
+
+	if (fd < 0) {
+		fail(j, -errno, "source %s: %s", it->rel, strerror(errno));
+		free(dst);
+		return;
+	}
+	r = j->sink->ops->begin(j->sink->s, dst, it->size, &t, why, sizeof(why));
+	if (r) {
+		fail(j, r, "%s: %s", dst, why);
+		goto out;
+	}
+	r = copy_into(j, fd, &t, it->size, &hash, it->rel);
+	if (r) {
+		j->sink->ops->abort(j->sink->s, &t);
+		goto out;
+	}
+	r = j->sink->ops->commit(j->sink->s, &t, dst, &a, why, sizeof(why));
+	if (r) {
+		fail(j, r, "%s: %s", dst, why);
+		goto out;
+	}
+	atomic_fetch_add(&j->prog->alloc_bytes, famfs_fmap_bytes(t.map));
+	free(t.map);
+	t.map = NULL;
+	if (j->o->verify) {
+		uint64_t back;
+
+		if (hash_dest(j, dst, it->size, &back) || back != hash) {
+			fail(j, -EIO, "%s: verify failed: famfs copy differs from the source", dst);
+			goto out;
+		}
+		pthread_mutex_lock(&j->lock);
+		j->res->files_verified++;
+		pthread_mutex_unlock(&j->lock);
+	}
+	struct ingest_record rec = { it->size, it->mtime_ns, hash, INGEST_DONE };
+
+	if (j->man && (r = j->man->ops->put(j->man->m, it->rel, &rec)))
+		fail(j, r, "manifest: cannot record %s", it->rel);
+	atomic_fetch_add(&j->prog->files_copied, 1);
+	atomic_fetch_add(&j->prog->bytes_copied, it->size);
+	atomic_fetch_add(&j->prog->files_done, 1);
+out:
+	free(t.map);
+	close(fd);
+	free(dst);
+}
+
+static void *worker(void *arg)
+{
+	struct job *j = arg;
+
+	for (;;) {
+		uint64_t k = atomic_fetch_add(&j->next, 1);
+
+		if (k >= j->norder || stopping(j))
+			return NULL;
+		copy_one(j, &j->p->items[j->order[k]]);
+	}
+}
+
+static int larger_first(const void *a, const void *b, void *plan)
+{
+	const struct ingest_plan *p = plan;
+	uint64_t x = p->items[*(const uint64_t *)a].size;
+	uint64_t y = p->items[*(const uint64_t *)b].size;
+
+	return x > y ? -1 : x < y;
+}
+
+int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
+	       struct ingest_sink *sink, struct ingest_manifest *man,
+	       struct ingest_progress *prog, struct ingest_result *res)
+{
+	struct job j = { .o = o, .p = p, .sink = sink, .man = man, .prog = prog,
+			 .res = res };
+	unsigned threads = o->threads ? o->threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t need = 0, free_b;
+	pthread_t tid[64];
+
+	memset(res, 0, sizeof(*res));
+	pthread_mutex_init(&j.lock, NULL);
+	j.srcfd = open(o->source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (j.srcfd < 0) {
+		res->error = -errno;
+		snprintf(res->message, sizeof(res->message), "source %s: %s", o->source,
+			 strerror(errno));
+		return res->error;
+	}
+	j.order = malloc((p->files + 1) * sizeof(*j.order));
+	atomic_store(&prog->files_total, p->files);
+	atomic_store(&prog->bytes_total, p->bytes);
+	for (uint64_t i = 0; i < p->nitems && !stopping(&j); i++) {
+		const struct ingest_item *it = &p->items[i];
+
+		if (it->kind != INGEST_FILE)
+			continue;
+		switch (decide(&j, it)) {
+		case ACT_COPY:
+			j.order[j.norder++] = i;
+			need += ingest_estimate_alloc(it->size, sink->ndev);
+			break;
+		case ACT_SKIP:
+			atomic_fetch_add(&prog->files_skipped, 1);
+			atomic_fetch_add(&prog->files_done, 1);
+			atomic_fetch_add(&prog->bytes_done, it->size);
+			break;
+		case ACT_NONE:
+			break;
+		}
+	}
+	free_b = sink->ops->free_bytes(sink->s);
+	if (!res->error && need > free_b)
+		fail(&j, -ENOSPC, "the destination lacks space: %llu files need about "
+		     "%llu bytes, %llu are free; nothing was copied",
+		     (unsigned long long)j.norder, (unsigned long long)need,
+		     (unsigned long long)free_b);
+	if (!res->error)
+		make_dirs(&j);
+	qsort_r(j.order, j.norder, sizeof(*j.order), larger_first, (void *)p);
+	if (threads > 64)
+		threads = 64;
+	if (threads > j.norder)
+		threads = j.norder ? (unsigned)j.norder : 1;
+	unsigned started = 0;
+
+	while (!res->error && started < threads &&
+	       pthread_create(&tid[started], NULL, worker, &j) == 0)
+		started++;
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	if (!res->error && o->cancel && atomic_load(o->cancel)) {
+		res->error = -ECANCELED;
+		snprintf(res->message, sizeof(res->message), "cancelled");
+	}
+	res->files_copied = atomic_load(&prog->files_copied);
+	res->files_skipped = atomic_load(&prog->files_skipped);
+	res->files_changed = atomic_load(&prog->files_changed);
+	res->skipped_special = p->skipped;
+	res->hardlinks = p->hardlinks;
+	res->sparse = p->sparse;
+	free(j.order);
+	close(j.srcfd);
+	pthread_mutex_destroy(&j.lock);
+	return res->error;
+}

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Walking the source tree. Every open is relative to the directory fd it
+ * came from, with O_NOFOLLOW: a symlink is never followed, so nothing
+ * outside the tree is ever read, whatever the links point at.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ingest.h"
+
+struct walk {
+	struct ingest_plan *p;
+	uint64_t cap;
+	size_t dest_len;
+	char *why;
+	size_t whylen;
+};
+
+static struct ingest_item *add_item(struct walk *w)
+{
+	struct ingest_plan *p = w->p;
+
+	if (p->nitems == w->cap) {
+		uint64_t n = w->cap ? w->cap * 2 : 1024;
+		struct ingest_item *it = realloc(p->items, n * sizeof(*it));
+
+		if (!it)
+			return NULL;
+		p->items = it;
+		w->cap = n;
+	}
+	memset(&p->items[p->nitems], 0, sizeof(p->items[0]));
+	return &p->items[p->nitems++];
+}
+
+static void fill_attrs(struct ingest_item *it, const struct stat *st)
+{
+	it->size = (uint64_t)st->st_size;
+	it->mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000ULL +
+		       (uint64_t)st->st_mtim.tv_nsec;
+	it->mode = st->st_mode & 07777;
+	it->uid = st->st_uid;
+	it->gid = st->st_gid;
+	it->src_dev = st->st_dev;
+	it->src_ino = st->st_ino;
+	it->alloc_blocks = (uint64_t)st->st_blocks * 512;
+}
+
+static const char *special_why(mode_t m)
+{
+	if (S_ISLNK(m))
+		return "symlink (famfs has no symlinks; not followed)";
+	if (S_ISFIFO(m))
+		return "fifo";
+	if (S_ISSOCK(m))
+		return "socket";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "device node";
+	return "unsupported file type";
+}
+
+static int walk_dir(struct walk *w, int dfd, const char *rel)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+	int r = 0;
+
+	if (!d) {
+		snprintf(w->why, w->whylen, "%s: cannot list: %s", rel, strerror(errno));
+		close(dfd);
+		return -errno;
+	}
+	while (!r && (errno = 0, de = readdir(d))) {
+		struct stat st;
+		struct ingest_item *it;
+		char *sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (asprintf(&sub, "%s%s%s", rel, *rel ? "/" : "", de->d_name) < 0)
+			return -ENOMEM;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			snprintf(w->why, w->whylen, "%s: cannot stat: %s", sub, strerror(errno));
+			free(sub);
+			r = -errno;
+			break;
+		}
+		if (w->dest_len + 1 + strlen(sub) > FAMFS_PATH_MAX ||
+		    strlen(de->d_name) > FAMFS_NAME_MAX) {
+			snprintf(w->why, w->whylen,
+				 "%.300s: name too long for the format (paths up to %d "
+				 "bytes, names up to %d)", sub, FAMFS_PATH_MAX,
+				 FAMFS_NAME_MAX);
+			free(sub);
+			r = -ENAMETOOLONG;
+			break;
+		}
+		it = add_item(w);
+		if (!it) {
+			free(sub);
+			r = -ENOMEM;
+			break;
+		}
+		it->rel = sub;
+		fill_attrs(it, &st);
+		if (S_ISDIR(st.st_mode)) {
+			int sfd = openat(dirfd(d), de->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			it->kind = INGEST_DIR;
+			w->p->dirs++;
+			if (sfd < 0) {
+				snprintf(w->why, w->whylen, "%s: cannot open: %s", sub,
+					 strerror(errno));
+				r = -errno;
+				break;
+			}
+			r = walk_dir(w, sfd, sub);
+		} else if (S_ISREG(st.st_mode)) {
+			it->kind = INGEST_FILE;
+			w->p->files++;
+			w->p->bytes += it->size;
+			if (it->alloc_blocks < it->size)
+				w->p->sparse++;
+		} else {
+			it->kind = INGEST_SKIP;
+			it->skip_why = special_why(st.st_mode);
+			w->p->skipped++;
+		}
+	}
+	if (!r && errno) {
+		snprintf(w->why, w->whylen, "%s: cannot list: %s", rel, strerror(errno));
+		r = -errno;
+	}
+	closedir(d);
+	return r;
+}
+
+static int by_dev_ino(const void *a, const void *b)
+{
+	const struct ingest_item *x = *(struct ingest_item *const *)a;
+	const struct ingest_item *y = *(struct ingest_item *const *)b;
+
+	if (x->src_dev != y->src_dev)
+		return x->src_dev < y->src_dev ? -1 : 1;
+	return x->src_ino < y->src_ino ? -1 : x->src_ino > y->src_ino;
+}
+
+/* Count extra names of one inode: each gets its own copy (docs/ingest.md). */
+static void count_hardlinks(struct ingest_plan *p)
+{
+	struct ingest_item **v = malloc(p->files * sizeof(*v) + 1);
+	uint64_t n = 0;
+
+	if (!v)
+		return;
+	for (uint64_t i = 0; i < p->nitems; i++)
+		if (p->items[i].kind == INGEST_FILE)
+			v[n++] = &p->items[i];
+	qsort(v, n, sizeof(*v), by_dev_ino);
+	for (uint64_t i = 1; i < n; i++)
+		if (v[i]->src_dev == v[i - 1]->src_dev && v[i]->src_ino == v[i - 1]->src_ino)
+			p->hardlinks++;
+	free(v);
+}
+
+int ingest_plan_build(const char *source, const char *dest,
+		      struct ingest_plan *p, char *why, size_t whylen)
+{
+	struct walk w = { .p = p, .dest_len = strlen(dest), .why = why,
+			  .whylen = whylen };
+	struct stat st;
+	int fd, r;
+
+	memset(p, 0, sizeof(*p));
+	fd = open(source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, whylen, "source %s: %s", source, strerror(errno));
+		return -errno;
+	}
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return -errno;
+	}
+	struct ingest_item *root = add_item(&w);
+
+	if (!root) {
+		close(fd);
+		return -ENOMEM;
+	}
+	root->rel = strdup("");
+	root->kind = INGEST_DIR;
+	fill_attrs(root, &st);
+	r = walk_dir(&w, fd, "");
+	if (!r)
+		count_hardlinks(p);
+	if (r)
+		ingest_plan_free(p);
+	return r;
+}
+
+void ingest_plan_free(struct ingest_plan *p)
+{
+	for (uint64_t i = 0; i < p->nitems; i++)
+		free(p->items[i].rel);
+	free(p->items);
+	memset(p, 0, sizeof(*p));
+}
+
+uint64_t ingest_estimate_alloc(uint64_t size, unsigned ndev)
+{
+	uint64_t u = FAMFS_UNIT_SIZE;
+
+	if (size == 0)
+		return 0;
+	if (size <= FAMFS_MiB)
+		return (size + FAMFS_BLOCK_SIZE - 1) / FAMFS_BLOCK_SIZE * FAMFS_BLOCK_SIZE;
+	if (ndev > 1 && size > u) {
+		uint64_t n = (size + u - 1) / u < ndev ? (size + u - 1) / u : ndev;
+
+		return (size + n * u - 1) / (n * u) * (n * u);
+	}
+	return (size + u - 1) / u * u;
+}

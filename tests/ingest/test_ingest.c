@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The ingest engine on a real XFS tree (argv[1], made by with_xfs.sh), into
+ * emulated devices through libfamfs, read back by a separate client open.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ingest.h"
+#include "manifest_sqlite.h"
+
+static const char *src;
+static char dir[256];
+
+struct env {
+	const char *paths[4];
+	char path[4][300];
+	char manifest[300];
+	unsigned n;
+};
+
+static void env_make(struct env *v, unsigned n, uint64_t size, uint64_t log)
+{
+	struct famfs_mkfs_opts o = { .log_size = log, .master_name = "m" };
+	struct famfs_err e = { 0 };
+
+	v->n = n;
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(v->path[i], sizeof(v->path[i]), "%s/dev%u-%llu", dir, i,
+			 (unsigned long long)size);
+		unlink(v->path[i]);
+		v->paths[i] = v->path[i];
+		assert_int_equal(famfs_emul_create(v->path[i], size, &e), 0);
+	}
+	assert_int_equal(famfs_mkfs(v->paths, n, &o, NULL, &e), 0);
+	snprintf(v->manifest, sizeof(v->manifest), "%s/manifest-%llu.db", dir,
+		 (unsigned long long)size);
+	unlink(v->manifest);
+}
+
+static struct famfs_fs *env_open(struct env *v, unsigned flags)
+{
+	struct famfs_open_opts o = { .flags = flags, .host_name = flags & FAMFS_OPEN_CLIENT ? "c" : "m" };
+	struct famfs_err e = { 0 };
+	struct famfs_fs *fs;
+
+	if (famfs_open(v->paths, v->n, &o, &fs, &e)) {
+		fprintf(stderr, "%s\n", e.msg);
+		fail();
+	}
+	return fs;
+}
+
+static int do_ingest(struct env *v, const char *source, const char *dest,
+		     enum ingest_changed_policy pol, atomic_bool *cancel,
+		     struct ingest_result *res, struct ingest_progress *prog)
+{
+	struct famfs_fs *fs = env_open(v, FAMFS_OPEN_MASTER);
+	struct ingest_sink sink;
+	struct ingest_manifest man;
+	struct ingest_plan plan;
+	struct ingest_opts o = { .source = source, .dest = dest, .threads = 2,
+				 .verify = true, .changed = pol, .cancel = cancel };
+	char why[512];
+	int r;
+
+	memset(prog, 0, sizeof(*prog));
+	ingest_sink_lib(&sink, fs);
+	assert_int_equal(ingest_manifest_sqlite_open(&man, v->manifest, dest, why, sizeof(why)), 0);
+	r = ingest_plan_build(source, dest, &plan, why, sizeof(why));
+	if (r == 0) {
+		r = ingest_run(&o, &plan, &sink, &man, prog, res);
+		ingest_plan_free(&plan);
+	} else {
+		memset(res, 0, sizeof(*res));
+		res->error = r;
+		snprintf(res->message, sizeof(res->message), "%s", why);
+	}
+	ingest_manifest_sqlite_close(&man);
+	famfs_close(fs);
+	return r;
+}
+
+/* Every source file equal in bytes and attributes on a client. */
+static uint64_t check_tree(struct env *v, const char *dest, bool allow_missing)
+{
+	struct ingest_plan p;
+	char why[256], path[8192];
+	struct famfs_fs *fs = env_open(v, FAMFS_OPEN_CLIENT);
+	uint64_t checked = 0;
+
+	assert_int_equal(ingest_plan_build(src, dest, &p, why, sizeof(why)), 0);
+	for (uint64_t i = 0; i < p.nitems; i++) {
+		struct ingest_item *it = &p.items[i];
+		struct famfs_node *n;
+		struct famfs_attr a;
+
+		snprintf(path, sizeof(path), "%s/%s", dest, it->rel);
+		n = famfs_lookup(fs, path);
+		if (it->kind == INGEST_SKIP) {
+			assert_null(n);
+			continue;
+		}
+		if (!n && allow_missing)
+			continue;
+		if (!n)
+			fprintf(stderr, "missing: %s\n", path);
+		assert_non_null(n);
+		famfs_node_attr(n, &a);
+		assert_int_equal(a.mode & 07777, it->mode);
+		assert_int_equal(a.uid, it->uid);
+		assert_int_equal(a.gid, it->gid);
+		if (it->kind == INGEST_DIR)
+			continue;
+		assert_int_equal(a.mtime_ns, it->mtime_ns);
+		assert_int_equal(a.size, it->size);
+		char sp[8192];
+		uint8_t *want = malloc(it->size + 1), *got = malloc(it->size + 1);
+		int fd;
+
+		snprintf(sp, sizeof(sp), "%s/%s", src, it->rel);
+		fd = open(sp, O_RDONLY);
+		assert_true(fd >= 0);
+		assert_int_equal(pread(fd, want, it->size, 0), (ssize_t)it->size);
+		close(fd);
+		assert_int_equal(famfs_read(fs, famfs_node_map(n), a.size, 0, got, it->size),
+				 (int64_t)it->size);
+		assert_memory_equal(want, got, it->size);
+		free(want);
+		free(got);
+		checked++;
+	}
+	ingest_plan_free(&p);
+	famfs_close(fs);
+	return checked;
+}
+
+static void ingest_tree_reads_back_identical_and_resumes(void **state)
+{
+	struct env v;
+	struct ingest_result r;
+	struct ingest_progress prog;
+	struct ingest_plan p;
+	char why[256];
+
+	(void)state;
+	env_make(&v, 4, 256 * FAMFS_MiB, 16 * FAMFS_MiB);
+	assert_int_equal(ingest_plan_build(src, "/data", &p, why, sizeof(why)), 0);
+	printf("plan: %llu files, %llu dirs, %llu skipped, %llu hard links, %llu sparse, %llu bytes\n",
+	       (unsigned long long)p.files, (unsigned long long)p.dirs,
+	       (unsigned long long)p.skipped, (unsigned long long)p.hardlinks,
+	       (unsigned long long)p.sparse, (unsigned long long)p.bytes);
+	assert_int_equal(p.skipped, 3);   /* two symlinks, a fifo */
+	assert_int_equal(p.hardlinks, 1);
+	assert_true(p.sparse >= 1);
+	uint64_t files = p.files;
+
+	ingest_plan_free(&p);
+	if (do_ingest(&v, src, "/data", INGEST_CHANGED_KEEP, NULL, &r, &prog))
+		fprintf(stderr, "%s\n", r.message);
+	assert_int_equal(r.error, 0);
+	assert_int_equal(r.files_copied, files);
+	assert_int_equal(r.files_verified, files);
+	printf("copied %llu files, %llu bytes in %llu allocated (%.3f x)\n",
+	       (unsigned long long)r.files_copied,
+	       (unsigned long long)atomic_load(&prog.bytes_copied),
+	       (unsigned long long)atomic_load(&prog.alloc_bytes),
+	       (double)atomic_load(&prog.alloc_bytes) / (double)atomic_load(&prog.bytes_copied));
+	assert_int_equal(check_tree(&v, "/data", false), files);
+
+	/* again: nothing to copy */
+	assert_int_equal(do_ingest(&v, src, "/data", INGEST_CHANGED_KEEP, NULL, &r, &prog), 0);
+	assert_int_equal(r.files_copied, 0);
+	assert_int_equal(r.files_skipped, files);
+
+	/* a source file changes: reported and kept, or replaced */
+	char f[8192];
+
+	snprintf(f, sizeof(f), "%s/odd/with space and ünïcødé ✓.txt", src);
+	int fd = open(f, O_WRONLY | O_TRUNC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "changed!", 8), 8);
+	close(fd);
+	assert_int_equal(do_ingest(&v, src, "/data", INGEST_CHANGED_KEEP, NULL, &r, &prog), 0);
+	assert_int_equal(r.files_changed, 1);
+	assert_int_equal(r.files_copied, 0);
+	assert_int_equal(do_ingest(&v, src, "/data", INGEST_CHANGED_FAIL, NULL, &r, &prog), -ESTALE);
+	assert_non_null(strstr(r.message, "changed since"));
+	assert_int_equal(do_ingest(&v, src, "/data", INGEST_CHANGED_REPLACE, NULL, &r, &prog), 0);
+	assert_int_equal(r.files_copied, 1);
+	assert_int_equal(check_tree(&v, "/data", false), files);
+}
+
+struct canceller {
+	struct ingest_progress *prog;
+	atomic_bool *flag;
+	uint64_t after;
+};
+
+static void *cancel_later(void *arg)
+{
+	struct canceller *c = arg;
+
+	while (atomic_load(&c->prog->bytes_done) < c->after)
+		usleep(200);
+	atomic_store(c->flag, true);
+	return NULL;
+}
+
+static void ingest_cancel_leaves_no_partial_file_then_resumes(void **state)
+{
+	struct env v;
+	struct ingest_result r;
+	struct ingest_progress prog;
+	atomic_bool cancel = false;
+	struct canceller c = { &prog, &cancel, 120 * FAMFS_MiB };
+	pthread_t t;
+
+	(void)state;
+	env_make(&v, 2, 256 * FAMFS_MiB, 8 * FAMFS_MiB);
+	memset(&prog, 0, sizeof(prog));
+	pthread_create(&t, NULL, cancel_later, &c);
+	do_ingest(&v, src, "/c", INGEST_CHANGED_KEEP, &cancel, &r, &prog);
+	pthread_join(t, NULL);
+	assert_int_equal(r.error, -ECANCELED);
+	uint64_t visible = check_tree(&v, "/c", true);
+
+	printf("cancelled with %llu complete files visible\n", (unsigned long long)visible);
+	assert_int_equal(do_ingest(&v, src, "/c", INGEST_CHANGED_KEEP, NULL, &r, &prog), 0);
+	assert_int_equal(r.files_skipped, visible);
+	check_tree(&v, "/c", false);
+}
+
+static void ingest_bad_input_changes_nothing(void **state)
+{
+	struct env v;
+	struct ingest_result r;
+	struct ingest_progress prog;
+	struct famfs_fs *fs;
+	struct famfs_log_status before, after;
+	char longdest[4096] = "";
+
+	(void)state;
+	env_make(&v, 2, 32 * FAMFS_MiB, 2 * FAMFS_MiB);
+	fs = env_open(&v, FAMFS_OPEN_READ);
+	famfs_log_status(fs, &before);
+	famfs_close(fs);
+	/* missing source */
+	assert_int_equal(do_ingest(&v, "/nonexistent/src", "/x", 0, NULL, &r, &prog), -ENOENT);
+	assert_non_null(strstr(r.message, "/nonexistent/src"));
+	/* a name too long for the format once under the destination */
+	for (int k = 0; k < 15; k++) {
+		strcat(longdest, "/");
+		memset(longdest + strlen(longdest), 'p', 255);
+		longdest[1 + k * 256 + 255] = '\0';
+	}
+	assert_int_equal(do_ingest(&v, src, longdest, 0, NULL, &r, &prog), -ENAMETOOLONG);
+	assert_non_null(strstr(r.message, "too long"));
+	/* a destination without the space */
+	assert_int_equal(do_ingest(&v, src, "/full", 0, NULL, &r, &prog), -ENOSPC);
+	assert_non_null(strstr(r.message, "nothing was copied"));
+	fs = env_open(&v, FAMFS_OPEN_READ);
+	famfs_log_status(fs, &after);
+	famfs_close(fs);
+	assert_int_equal(after.entries, before.entries);
+
+	/* a destination file that exists with other bytes */
+	struct env w;
+	struct famfs_file_attr a = { .size = 77, .mode = 0644 };
+	struct famfs_err e;
+	char path[512];
+
+	env_make(&w, 4, 256 * FAMFS_MiB, 8 * FAMFS_MiB);
+	fs = env_open(&w, FAMFS_OPEN_MASTER);
+	famfs_mkdir(fs, "/d", 0755, 0, 0, &e);
+	famfs_mkdir(fs, "/d/odd", 0755, 0, 0, &e);
+	snprintf(path, sizeof(path), "/d/odd/%0255d", 0);
+	memset(path + 7, 'n', 255);
+	assert_int_equal(famfs_create_file(fs, path, &a, NULL, NULL, &e), 0);
+	famfs_log_status(fs, &before);
+	famfs_close(fs);
+	assert_int_equal(do_ingest(&w, src, "/d", 0, NULL, &r, &prog), -EEXIST);
+	assert_non_null(strstr(r.message, "different content"));
+	fs = env_open(&w, FAMFS_OPEN_READ);
+	famfs_log_status(fs, &after);
+	famfs_close(fs);
+	assert_int_equal(after.entries, before.entries);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ingest_tree_reads_back_identical_and_resumes),
+		cmocka_unit_test(ingest_cancel_leaves_no_partial_file_then_resumes),
+		cmocka_unit_test(ingest_bad_input_changes_nothing),
+	};
+	int rc;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: test_ingest SOURCE_TREE\n");
+		return 2;
+	}
+	src = argv[1];
+	snprintf(dir, sizeof(dir), "/dev/shm/famfs-ingest-test.XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		rc = 1;
+	return rc;
+}
