@@ -1,7 +1,9 @@
 #!/bin/bash
 # ctest vm.boot: build the initramfs, boot the guest kernel under QEMU (TCG)
-# with one emulated CXL type-3 pmem device, run guest/kmod.sh inside and
-# keep the serial console in WORK/console.log for the per-check tests.
+# with one emulated CXL type-3 pmem device, run guest/kmod.sh inside (the
+# master host), then boot a second guest on the same memory backing file
+# that runs guest/client.sh (a client host). The serial consoles stay in
+# WORK/console.log and WORK/console-client.log for the per-check tests.
 #
 # Usage: vm-boot.sh WORK KVER KERNEL FAMFS_KO BIN...
 # Exit: 0 guest ran to the end with a clean console; 77 (skip) when QEMU
@@ -17,11 +19,11 @@ LOG=$WORK/console.log
 mkdir -p "$WORK"
 rm -f "$LOG"
 if ! command -v "$QEMU" >/dev/null; then
-	echo "vm.boot: SKIP: $QEMU not installed" | tee "$LOG"
+	echo "vm.boot: SKIP: $QEMU not installed" | tee "$LOG" "$WORK/console-client.log"
 	exit 77
 fi
 if [ -z "$KERNEL" ] || [ ! -r "$KERNEL" ]; then
-	echo "vm.boot: SKIP: no guest kernel image for '$KVER'" | tee "$LOG"
+	echo "vm.boot: SKIP: no guest kernel image for '$KVER'" | tee "$LOG" "$WORK/console-client.log"
 	exit 77
 fi
 for f in "$KO" "$@"; do
@@ -38,7 +40,10 @@ done
 # second, empty root port matters: QEMU 7.2 routes CXL.mem only through a
 # committed host-bridge HDM decoder, and Linux 6.1 programs that decoder
 # only when the bridge has more than one root port.
-rm -f "$WORK/cxl-mem0.raw" "$WORK/cxl-lsa0.raw"
+# FAMFS_VM_GUESTS=client (debugging) reuses the files the last run kept
+# with FAMFS_VM_KEEP=1.
+GUESTS=${FAMFS_VM_GUESTS:-kmod client}
+case "$GUESTS" in kmod*) rm -f "$WORK/cxl-mem0.raw" "$WORK/cxl-lsa0.raw" ;; esac
 truncate -s 512M "$WORK/cxl-mem0.raw"
 truncate -s 256M "$WORK/cxl-lsa0.raw"
 cxl=(-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
@@ -49,27 +54,42 @@ cxl=(-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
      -device cxl-rp,port=1,bus=cxl.1,id=root_port1,chassis=0,slot=3
      -M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G,cxl-fmw.0.interleave-granularity=8k)
 
-t0=$(date +%s)
-# KVM is not available on the build machines (no nested virtualization).
-timeout "$TIMEOUT" "$QEMU" -M q35,cxl=on -accel tcg,thread=multi -cpu max \
-	-smp 2 -m 2G -nographic -no-reboot -serial stdio -monitor none \
-	-kernel "$KERNEL" -initrd "$WORK/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 oops=panic quiet loglevel=4" \
-	"${cxl[@]}" </dev/null >"$LOG" 2>&1
-rc=$?
-t1=$(date +%s)
-rm -f "$WORK/cxl-mem0.raw" "$WORK/cxl-lsa0.raw"
-echo "vm.boot: qemu rc=$rc wall=$((t1 - t0))s console=$LOG"
+# boot_guest NAME LOG: one guest run of guest/NAME.sh, console in LOG.
+boot_guest() {
+	local t0 t1 rc
+	t0=$(date +%s)
+	# KVM is not available on the build machines (no nested virtualization).
+	timeout "$TIMEOUT" "$QEMU" -M q35,cxl=on -accel tcg,thread=multi \
+		-cpu max -smp 2 -m 2G -nographic -no-reboot -serial stdio \
+		-monitor none -kernel "$KERNEL" \
+		-initrd "$WORK/initramfs.cpio.gz" \
+		-append "console=ttyS0 panic=-1 oops=panic quiet loglevel=4 famfs.guest=$1" \
+		"${cxl[@]}" </dev/null >"$2" 2>&1
+	rc=$?
+	t1=$(date +%s)
+	echo "vm.boot: guest $1: qemu rc=$rc wall=$((t1 - t0))s console=$2"
+	grep -a -E '^FAMFS-VM-(TEST|BEGIN|END)' "$2"
+	if ! "$HERE/console-clean.sh" "$2"; then
+		echo "vm.boot: FAIL: kernel oops/WARN/BUG on the $1 guest console"
+		return 1
+	fi
+	if ! grep -a -q '^FAMFS-VM-END' "$2"; then
+		echo "vm.boot: FAIL: the $1 guest did not finish (rc=$rc); tail:"
+		tail -n 40 "$2"
+		return 1
+	fi
+	return 0
+}
 
-# The guest's own summary lines, for the ctest log.
-grep -a -E '^FAMFS-VM-(TEST|BEGIN|END)' "$LOG"
-if "$HERE/console-clean.sh" "$LOG"; then :; else
-	echo "vm.boot: FAIL: kernel oops/WARN/BUG on the guest console"
-	exit 1
-fi
-if ! grep -a -q '^FAMFS-VM-END' "$LOG"; then
-	echo "vm.boot: FAIL: the guest did not finish (rc=$rc); tail:"
-	tail -n 40 "$LOG"
-	exit 1
-fi
-exit 0
+# The master host, then a second host on the same memory and label files
+# (share=on backing files are how two hosts share one device here).
+status=0
+for g in $GUESTS; do
+	[ "$status" = 0 ] || break
+	log=$LOG
+	[ "$g" = kmod ] || log=$WORK/console-$g.log
+	rm -f "$log"
+	boot_guest "$g" "$log" || status=1
+done
+[ "${FAMFS_VM_KEEP:-0}" = 1 ] || rm -f "$WORK/cxl-mem0.raw" "$WORK/cxl-lsa0.raw"
+exit "$status"
