@@ -62,6 +62,12 @@ void cli_print_json(struct json_object *o);
 /* Parse an octal mode; -1 on a bad one. */
 long cli_parse_mode(const char *s);
 
+/* Follow famfsd job @id with a progress view until it ends (cmd_job.c);
+ * returns the exit code its end state means.
+ */
+struct famfs_client;
+int cli_job_wait(struct famfs_client *cl, int64_t id, const char *label);
+
 /* getopt_long pieces shared by the offline commands */
 #define CLI_DEVICE_OPTIONS \
 	{ "device", required_argument, NULL, 'd' }, \

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * famfs-cli ingest: copy a dataset tree into famfs. Through famfsd (a job
+ * on the master host) by default; offline with -d DEV... when no daemon
+ * runs (the manifest then lives in --manifest FILE).
+ */
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "client/client.h"
+#include "ingest.h"
+#include "manifest_sqlite.h"
+#include "progress.h"
+
+static void ingest_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: famfs-cli ingest [options] SRC DST\n\n"
+		"Copy the tree SRC (e.g. on XFS) into the famfs directory DST: every\n"
+		"file pre-allocated, copied by parallel workers with an XXH3 checksum,\n"
+		"and visible only once complete. Re-running copies only what is new;\n"
+		"an interrupted ingest resumes. See docs/ingest.md.\n\n"
+		"through famfsd (default):\n"
+		"  -H, --host ENDPOINT    famfsd socket or https URL ($FAMFS_HOST)\n"
+		"  -F, --filesystem NAME  famfsd filesystem (default: the only one)\n"
+		"  -w, --wait             follow the job to its end with progress\n"
+		"offline (no daemon; this process becomes the master):\n"
+		"  -d, --device DEV       a device of the filesystem (repeat)\n"
+		"  -m, --manifest FILE    SQLite manifest (default DEV0.manifest.db)\n"
+		"both:\n"
+		"  -t, --threads N        parallel copies (default: number of CPUs)\n"
+		"  -v, --verify           re-read every file from famfs and compare\n"
+		"  -c, --on-change P      source file changed since ingested: keep\n"
+		"                         (report, default), replace, or fail\n");
+}
+
+struct ingest_cmd {
+	struct cli_devices devs;
+	const char *host, *filesystem, *manifest, *src, *dst;
+	unsigned threads;
+	bool verify, wait;
+	enum ingest_changed_policy changed;
+};
+
+static atomic_bool interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	atomic_store(&interrupted, true);
+}
+
+struct offline_run {
+	struct ingest_progress prog;
+	atomic_bool done;
+};
+
+static void *show_progress(void *arg)
+{
+	struct offline_run *r = arg;
+	struct progress_view v;
+
+	progress_init(&v, "ingest");
+	while (!atomic_load(&r->done)) {
+		progress_show(&v, atomic_load(&r->prog.bytes_done),
+			      atomic_load(&r->prog.bytes_total),
+			      atomic_load(&r->prog.files_done),
+			      atomic_load(&r->prog.files_total), false);
+		usleep(100000);
+	}
+	progress_show(&v, atomic_load(&r->prog.bytes_done), atomic_load(&r->prog.bytes_total),
+		      atomic_load(&r->prog.files_done), atomic_load(&r->prog.files_total), true);
+	return NULL;
+}
+
+static int ingest_offline(struct ingest_cmd *c)
+{
+	struct famfs_fs *fs = cli_open_fs("ingest", &c->devs, FAMFS_OPEN_MASTER, NULL);
+	struct ingest_opts o = { .source = c->src, .dest = c->dst, .threads = c->threads,
+				 .verify = c->verify, .changed = c->changed,
+				 .cancel = &interrupted };
+	struct ingest_sink sink;
+	struct ingest_manifest man = { 0 };
+	struct ingest_plan plan;
+	struct ingest_result res;
+	struct offline_run run = { 0 };
+	char why[1024], mpath[4096];
+	pthread_t t;
+	int r;
+
+	if (!fs)
+		return CLI_EXIT_FAIL;
+	snprintf(mpath, sizeof(mpath), "%s", c->manifest ? c->manifest : "");
+	if (!c->manifest)
+		snprintf(mpath, sizeof(mpath), "%s.manifest.db", c->devs.paths[0]);
+	if (ingest_manifest_sqlite_open(&man, mpath, c->dst, why, sizeof(why)) ||
+	    ingest_plan_build(c->src, c->dst, &plan, why, sizeof(why))) {
+		cli_error("ingest", "%s", why);
+		if (man.m)
+			ingest_manifest_sqlite_close(&man);
+		famfs_close(fs);
+		return CLI_EXIT_FAIL;
+	}
+	ingest_sink_lib(&sink, fs);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	pthread_create(&t, NULL, show_progress, &run);
+	r = ingest_run(&o, &plan, &sink, &man, &run.prog, &res);
+	atomic_store(&run.done, true);
+	pthread_join(t, NULL);
+	printf("%llu copied, %llu already there, %llu changed at the source, "
+	       "%llu verified; skipped %llu special files; %llu hard links copied "
+	       "as files; %llu sparse files filled\n",
+	       (unsigned long long)res.files_copied, (unsigned long long)res.files_skipped,
+	       (unsigned long long)res.files_changed, (unsigned long long)res.files_verified,
+	       (unsigned long long)res.skipped_special, (unsigned long long)res.hardlinks,
+	       (unsigned long long)res.sparse);
+	if (atomic_load(&run.prog.bytes_copied))
+		printf("space: %llu bytes of data in %llu bytes allocated (%.3f x)\n",
+		       (unsigned long long)atomic_load(&run.prog.bytes_copied),
+		       (unsigned long long)atomic_load(&run.prog.alloc_bytes),
+		       (double)atomic_load(&run.prog.alloc_bytes) /
+		       (double)atomic_load(&run.prog.bytes_copied));
+	if (r)
+		cli_error("ingest", "%s", res.message);
+	ingest_plan_free(&plan);
+	ingest_manifest_sqlite_close(&man);
+	famfs_close(fs);
+	return r ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+static int ingest_daemon(struct ingest_cmd *c)
+{
+	struct famfs_client *cl = famfs_client_open(c->host, NULL);
+	json_object *body = json_object_new_object(), *params = json_object_new_object();
+	json_object *out = NULL, *idj;
+	char *err = NULL, abs_src[4096];
+	long status;
+	int r;
+
+	if (!cl) {
+		cli_error("ingest", "cannot set up a client for %s", c->host ? c->host : "$FAMFS_HOST");
+		return CLI_EXIT_FAIL;
+	}
+	if (!realpath(c->src, abs_src))
+		snprintf(abs_src, sizeof(abs_src), "%s", c->src);
+	json_object_object_add(body, "kind", json_object_new_string("ingest"));
+	if (c->filesystem)
+		json_object_object_add(params, "filesystem", json_object_new_string(c->filesystem));
+	json_object_object_add(params, "source", json_object_new_string(abs_src));
+	json_object_object_add(params, "dest", json_object_new_string(c->dst));
+	if (c->threads)
+		json_object_object_add(params, "threads", json_object_new_int((int)c->threads));
+	json_object_object_add(params, "verify", json_object_new_boolean(c->verify));
+	json_object_object_add(body, "params", params);
+	r = famfs_client_request(cl, "POST", "/v1/jobs", body, &status, &out, &err);
+	json_object_put(body);
+	if (r) {
+		cli_error("ingest", "%s: %s", famfs_client_endpoint(cl), err ? err : "failed");
+		free(err);
+		famfs_client_close(cl);
+		return CLI_EXIT_FAIL;
+	}
+	int64_t id = json_object_object_get_ex(out, "id", &idj) ? json_object_get_int64(idj) : -1;
+
+	printf("ingest job %lld started on %s\n", (long long)id, famfs_client_endpoint(cl));
+	json_object_put(out);
+	r = c->wait ? cli_job_wait(cl, id, "ingest") : CLI_EXIT_OK;
+	famfs_client_close(cl);
+	return r;
+}
+
+int cmd_ingest(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "host", required_argument, NULL, 'H' },
+		{ "filesystem", required_argument, NULL, 'F' },
+		{ "wait", no_argument, NULL, 'w' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "manifest", required_argument, NULL, 'm' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "verify", no_argument, NULL, 'v' },
+		{ "on-change", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct ingest_cmd c = { 0 };
+	int o;
+
+	while ((o = getopt_long(argc, argv, "H:F:wd:m:t:vc:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'H': c.host = optarg; break;
+		case 'F': c.filesystem = optarg; break;
+		case 'w': c.wait = true; break;
+		case 'd': if (cli_devices_add("ingest", &c.devs, optarg)) return CLI_EXIT_USAGE; break;
+		case 'm': c.manifest = optarg; break;
+		case 't': c.threads = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'v': c.verify = true; break;
+		case 'c':
+			if (!strcmp(optarg, "keep"))
+				c.changed = INGEST_CHANGED_KEEP;
+			else if (!strcmp(optarg, "replace"))
+				c.changed = INGEST_CHANGED_REPLACE;
+			else if (!strcmp(optarg, "fail"))
+				c.changed = INGEST_CHANGED_FAIL;
+			else {
+				cli_error("ingest", "--on-change: keep, replace or fail, not '%s'", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case 'h': ingest_usage(stdout); return CLI_EXIT_OK;
+		default: ingest_usage(stderr); return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind + 2 != argc) {
+		ingest_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	c.src = argv[optind];
+	c.dst = argv[optind + 1];
+	return c.devs.n ? ingest_offline(&c) : ingest_daemon(&c);
+}

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+/* famfs-cli job: follow or cancel a famfsd job. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "client/client.h"
+#include "progress.h"
+
+static uint64_t num(json_object *o, const char *path)
+{
+	json_object *v = famfs_json_path(o, path);
+
+	return v ? (uint64_t)json_object_get_int64(v) : 0;
+}
+
+/* Poll the job twice a second, draw its progress, exit by its end state. */
+int cli_job_wait(struct famfs_client *cl, int64_t id, const char *label)
+{
+	struct progress_view v;
+	char path[64];
+
+	progress_init(&v, label);
+	snprintf(path, sizeof(path), "/v1/jobs/%lld", (long long)id);
+	for (;;) {
+		json_object *job = NULL, *st;
+		char *err = NULL;
+		long status;
+		const char *state;
+
+		if (famfs_client_request(cl, "GET", path, NULL, &status, &job, &err)) {
+			cli_error("job", "%s: %s", famfs_client_endpoint(cl), err ? err : "failed");
+			free(err);
+			return CLI_EXIT_FAIL;
+		}
+		state = json_object_object_get_ex(job, "state", &st) ? json_object_get_string(st) : "?";
+		bool end = strcmp(state, "queued") && strcmp(state, "running");
+
+		progress_show(&v, num(job, "progress.bytes_done"), num(job, "progress.bytes_total"),
+			      num(job, "progress.files_done"), num(job, "progress.files_total"), end);
+		if (end) {
+			json_object *e = famfs_json_path(job, "error");
+			int rc = !strcmp(state, "succeeded") ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+
+			printf("job %lld %s%s%s\n", (long long)id, state,
+			       e && *json_object_get_string(e) ? ": " : "",
+			       e ? json_object_get_string(e) : "");
+			json_object_put(job);
+			return rc;
+		}
+		json_object_put(job);
+		usleep(500000);
+	}
+}
+
+static void job_usage(FILE *f)
+{
+	fprintf(f, "usage: famfs-cli job [--host ENDPOINT] wait|cancel ID\n\n"
+		"  wait ID     follow a job with its progress until it ends\n"
+		"  cancel ID   stop a job; files not yet complete never become visible\n");
+}
+
+int cmd_job(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "host", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *host = NULL;
+	int o;
+
+	while ((o = getopt_long(argc, argv, "H:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'H': host = optarg; break;
+		case 'h': job_usage(stdout); return CLI_EXIT_OK;
+		default: job_usage(stderr); return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind + 2 != argc || (strcmp(argv[optind], "wait") && strcmp(argv[optind], "cancel"))) {
+		job_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	char *end;
+	long long id = strtoll(argv[optind + 1], &end, 10);
+
+	if (*end || id <= 0) {
+		cli_error("job", "bad job id '%s'", argv[optind + 1]);
+		return CLI_EXIT_USAGE;
+	}
+	struct famfs_client *cl = famfs_client_open(host, NULL);
+	int rc = CLI_EXIT_OK;
+
+	if (!cl) {
+		cli_error("job", "cannot set up a client");
+		return CLI_EXIT_FAIL;
+	}
+	if (!strcmp(argv[optind], "wait")) {
+		rc = cli_job_wait(cl, id, "job");
+	} else {
+		char path[64], *err = NULL;
+		long status;
+		json_object *out = NULL;
+
+		snprintf(path, sizeof(path), "/v1/jobs/%lld/cancel", id);
+		if (famfs_client_request(cl, "POST", path, NULL, &status, &out, &err)) {
+			cli_error("job", "cancel %lld: %s", id, err ? err : "failed");
+			rc = CLI_EXIT_FAIL;
+		} else {
+			printf("job %lld: cancel requested\n", id);
+		}
+		free(err);
+		json_object_put(out);
+	}
+	famfs_client_close(cl);
+	return rc;
+}
