@@ -13,6 +13,7 @@
 struct fsview {
 	char name[64];
 	struct famfs_fs *fs;
+	int holds;              /* masters only: jobs using the handle */
 };
 
 static struct fsview views[MAX_VIEWS];
@@ -142,18 +143,48 @@ struct famfs_fs *fsmaster_get(const char *fsname, int *rc, char *err,
 	return slot->fs;
 }
 
-void fsmaster_drop(const char *fsname)
+int fsmaster_drop(const char *fsname)
 {
 	for (int i = 0; i < MAX_VIEWS; i++)
 		if (masters[i].fs && !strcmp(masters[i].name, fsname)) {
+			if (masters[i].holds)
+				return -EBUSY;
 			famfs_close(masters[i].fs);
 			masters[i].fs = NULL;
 		}
+	return 0;
+}
+
+struct famfs_fs *fsmaster_hold(const char *fsname, int *rc, char *err,
+			       size_t errlen)
+{
+	struct famfs_fs *fs = fsmaster_get(fsname, rc, err, errlen);
+
+	for (int i = 0; fs && i < MAX_VIEWS; i++)
+		if (masters[i].fs == fs)
+			masters[i].holds++;
+	return fs;
+}
+
+void fsmaster_release(struct famfs_fs *fs)
+{
+	for (int i = 0; fs && i < MAX_VIEWS; i++)
+		if (masters[i].fs == fs && masters[i].holds > 0)
+			masters[i].holds--;
+}
+
+bool fsmaster_busy(const char *fsname)
+{
+	for (int i = 0; i < MAX_VIEWS; i++)
+		if (masters[i].fs && masters[i].holds &&
+		    !strcmp(masters[i].name, fsname))
+			return true;
+	return false;
 }
 
 void fsview_drop(const char *fsname)
 {
-	fsmaster_drop(fsname);
+	fsmaster_drop(fsname);   /* callers check fsmaster_busy() first */
 	for (int i = 0; i < MAX_VIEWS; i++)
 		if (views[i].fs && !strcmp(views[i].name, fsname)) {
 			famfs_close(views[i].fs);

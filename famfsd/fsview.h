@@ -7,6 +7,8 @@
 #ifndef FAMFSD_FSVIEW_H
 #define FAMFSD_FSVIEW_H
 
+#include <stdbool.h>
+
 #include "famfs.h"
 
 /* Device paths of @fsname's set, in set order. Free with fs_paths_free(). */
@@ -24,8 +26,16 @@ struct famfs_fs *fsview_get(const char *fsname, char *err, size_t errlen);
  */
 struct famfs_fs *fsmaster_get(const char *fsname, int *rc, char *err,
 			      size_t errlen);
-/* Give the writer lock back (before a master mount, mkfs, delete). */
-void fsmaster_drop(const char *fsname);
+/* Give the writer lock back (before a master mount, mkfs, delete).
+ * -EBUSY (and nothing done) while a job holds the handle.
+ */
+int fsmaster_drop(const char *fsname);
+/* A job's hold on the master handle: fsmaster_drop() waits for none. */
+struct famfs_fs *fsmaster_hold(const char *fsname, int *rc, char *err,
+			       size_t errlen);
+void fsmaster_release(struct famfs_fs *fs);
+/* Is @fsname's master handle held by a job? */
+bool fsmaster_busy(const char *fsname);
 
 /* Forget a view and the master handle (before mkfs, after delete). */
 void fsview_drop(const char *fsname);

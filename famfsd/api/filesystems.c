@@ -263,6 +263,9 @@ static int remkfs(struct api_req *q, struct api_resp *r, const char *name)
 	if (fs_mounted(name))
 		return api_error(r, 409, "mounted", "filesystem '%s' is mounted; "
 				 "delete its mounts first", name);
+	if (fsmaster_busy(name))
+		return api_error(r, 409, "in_use", "a job is writing to '%s'",
+				 name);
 	fsview_drop(name);
 	if (do_mkfs(set, log_size, famfsd.cfg.host_name,
 		    api_bool(b, "force", true), uuid, r))
@@ -294,6 +297,9 @@ static int delete(struct api_resp *r, const char *name)
 		return -1;
 	}
 	json_object_put(o);
+	if (fsmaster_busy(name))
+		return api_error(r, 409, "in_use", "a job is writing to '%s'",
+				 name);
 	fsview_drop(name);
 	st = store_prep(famfsd.db, "DELETE FROM filesystems WHERE name=?");
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);

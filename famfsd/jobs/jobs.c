@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "famfsd.h"
+#include "fsview.h"
 #include "jobs/jobs.h"
 #include "log.h"
 #include "store/store.h"
@@ -22,6 +23,7 @@ struct job {
 	pthread_t thread;
 	atomic_bool done;
 	char error[512];
+	struct famfs_fs *master;  /* job_hold_master() */
 };
 
 static const struct job_kind *kinds[MAX_KINDS];
@@ -120,6 +122,8 @@ static void *job_thread(void *arg)
 	famfsd_unlock();
 	r = j->kind->run(j);
 	famfsd_lock();
+	fsmaster_release(j->master);
+	j->master = NULL;
 	snprintf(res, sizeof(res), "jobs/%lld", (long long)j->id);
 	if (job_cancelled(j) && shutting_down && j->kind->resumable) {
 		/* stopped by famfsd's own shutdown: resume next start */
@@ -142,6 +146,50 @@ static void *job_thread(void *arg)
 	famfsd_unlock();
 	atomic_store(&j->done, true);
 	return NULL;
+}
+
+struct famfs_fs *job_hold_master(struct job *j, const char *fsname, int *rc,
+				 char *err, size_t errlen)
+{
+	struct famfs_fs *fs;
+
+	famfsd_lock();
+	if (j->master) {
+		fsmaster_release(j->master);
+		j->master = NULL;
+	}
+	fs = fsmaster_hold(fsname, rc, err, errlen);
+	j->master = fs;
+	famfsd_unlock();
+	return fs;
+}
+
+void job_release_master(struct job *j)
+{
+	famfsd_lock();
+	fsmaster_release(j->master);
+	j->master = NULL;
+	famfsd_unlock();
+}
+
+int job_master_mount_path(const char *fsname, char *buf, size_t len)
+{
+	sqlite3_stmt *st;
+	int r = -ENOENT;
+
+	famfsd_lock();
+	st = store_prep(famfsd.db, "SELECT path FROM mounts WHERE filesystem=?"
+			" AND role='master' AND state='mounted'");
+	if (st) {
+		sqlite3_bind_text(st, 1, fsname, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			snprintf(buf, len, "%s", sqlite3_column_text(st, 0));
+			r = 0;
+		}
+		sqlite3_finalize(st);
+	}
+	famfsd_unlock();
+	return r;
 }
 
 int jobs_submit(const char *kind, json_object *params, int64_t *id,

@@ -27,6 +27,8 @@
 
 #include <json-c/json.h>
 
+struct famfs_fs;
+
 struct job;
 
 struct job_kind {
@@ -47,6 +49,24 @@ void jobs_progress(struct job *j, uint64_t bytes_done, uint64_t bytes_total,
 		   uint64_t files_done, uint64_t files_total);
 void job_set_error(struct job *j, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * job_hold_master() - famfsd's master handle of @fsname for the job's
+ * writes (the writer lock is famfsd's: a job must not famfs_open() the
+ * devices as master itself). Any thread; takes the state lock. Held until
+ * job_release_master() or the end of the job; while held, a master mount,
+ * mkfs or delete of the filesystem is refused with 409. NULL with @err
+ * (and *@rc, a negative errno) when it cannot be opened, e.g. -EBUSY-like
+ * errors when a FUSE master mount holds the writer lock: then write
+ * through job_master_mount_path() instead.
+ */
+struct famfs_fs *job_hold_master(struct job *j, const char *fsname, int *rc,
+				 char *err, size_t errlen);
+void job_release_master(struct job *j);
+/* 0 and the path of this host's mounted master mount of @fsname, or
+ * -ENOENT. Any thread; takes the state lock.
+ */
+int job_master_mount_path(const char *fsname, char *buf, size_t len);
 
 /* For famfsd (state lock held unless said otherwise). */
 /* Insert a queued job; 0, -ENOENT (no such kind) or -EINVAL (@why). */

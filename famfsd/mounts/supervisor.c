@@ -198,8 +198,13 @@ static int start_backend(struct mount_row *m, struct mount_rt *rt,
 		return -ENOENT;
 	}
 	/* The FUSE master takes the writer lock: famfsd gives its own up. */
-	if (!spec.client)
-		fsmaster_drop(m->fs);
+	if (!spec.client && fsmaster_drop(m->fs)) {
+		fs_paths_free(spec.devs, spec.ndev);
+		snprintf(err, errlen, "a job is writing to '%s' through famfsd; "
+			 "mount its master when the job is done (or cancel it)",
+			 m->fs);
+		return -EBUSY;
+	}
 	log_path(m->name, lp, sizeof(lp));
 	spec.log_path = lp;
 	r = b->start(&spec, &pid, err, errlen);

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The "ingest" job (docs/ingest.md): famfsd runs the ingest engine on the
+ * master host. With a master mount of the filesystem on this host the
+ * copy goes through that mount (famfs-fused writes the log); without one
+ * famfsd holds the filesystem open as master itself. The manifest lives in
+ * famfsd's database, so a job killed with famfsd resumes when it restarts.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "famfsd.h"
+#include "fsview.h"
+#include "ingest.h"
+#include "jobs/jobs.h"
+#include "manifest_sqlite.h"
+#include "sink_mount.h"
+#include "store/store.h"
+
+static const char *const ingest_fields[] = {
+	"filesystem", "source", "dest", "threads", "verify", "on_change", NULL,
+};
+
+static int ingest_validate(json_object *params, char *why, size_t whylen)
+{
+	json_object *v;
+
+	json_object_object_foreach(params, key, val) {
+		bool known = false;
+
+		(void)val;
+		for (int i = 0; ingest_fields[i]; i++)
+			known = known || !strcmp(key, ingest_fields[i]);
+		if (!known) {
+			snprintf(why, whylen, "params.%s: unknown field", key);
+			return -EINVAL;
+		}
+	}
+	if (!json_object_object_get_ex(params, "source", &v) ||
+	    !json_object_is_type(v, json_type_string) || json_object_get_string(v)[0] != '/') {
+		snprintf(why, whylen, "params.source: an absolute directory path is required");
+		return -EINVAL;
+	}
+	if (access(json_object_get_string(v), R_OK | X_OK) != 0) {
+		snprintf(why, whylen, "params.source: %s: %s", json_object_get_string(v),
+			 strerror(errno));
+		return -EINVAL;
+	}
+	if (!json_object_object_get_ex(params, "dest", &v) ||
+	    !json_object_is_type(v, json_type_string) || json_object_get_string(v)[0] != '/') {
+		snprintf(why, whylen, "params.dest: an absolute path inside the filesystem is required");
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(params, "threads", &v) &&
+	    (!json_object_is_type(v, json_type_int) || json_object_get_int(v) < 1 ||
+	     json_object_get_int(v) > 64)) {
+		snprintf(why, whylen, "params.threads: an integer from 1 to 64");
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(params, "verify", &v) &&
+	    !json_object_is_type(v, json_type_boolean)) {
+		snprintf(why, whylen, "params.verify: true or false");
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(params, "on_change", &v) &&
+	    (!json_object_is_type(v, json_type_string) ||
+	     (strcmp(json_object_get_string(v), "keep") &&
+	      strcmp(json_object_get_string(v), "replace") &&
+	      strcmp(json_object_get_string(v), "fail")))) {
+		snprintf(why, whylen, "params.on_change: keep, replace or fail");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const char *str_param(json_object *p, const char *k, const char *dflt)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(p, k, &v) ? json_object_get_string(v) : dflt;
+}
+
+/* The filesystem named, or the only one famfsd has. */
+static int pick_filesystem(const char *want, char *out, size_t len, char *why,
+			   size_t whylen)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db, want ?
+		"SELECT name FROM filesystems WHERE name = ?" :
+		"SELECT name FROM filesystems");
+	int n = 0;
+
+	if (want)
+		store_bind_text(st, 1, want);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (n == 1)
+		return 0;
+	snprintf(why, whylen, want ? "no filesystem '%s'" :
+		 "%d filesystems: say which one (params.filesystem)", want ? 0 : n);
+	if (want)
+		snprintf(why, whylen, "no filesystem '%s'", want);
+	return -ENOENT;
+}
+
+/* Path of a running master mount of @fs on this host, if any. */
+static bool master_mount_path(const char *fs, char *out, size_t len)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db,
+		"SELECT path FROM mounts WHERE filesystem = ? AND role = 'master' "
+		"AND state = 'mounted'");
+	bool found = false;
+
+	store_bind_text(st, 1, fs);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
+		found = true;
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+struct watcher {
+	struct job *job;
+	struct ingest_progress *prog;
+	atomic_bool cancel, done;
+};
+
+/* Report progress to the jobs table and pass a cancel on to the engine. */
+static void *watch(void *arg)
+{
+	struct watcher *w = arg;
+
+	while (!atomic_load(&w->done)) {
+		jobs_progress(w->job, atomic_load(&w->prog->bytes_done),
+			      atomic_load(&w->prog->bytes_total),
+			      atomic_load(&w->prog->files_done),
+			      atomic_load(&w->prog->files_total));
+		if (job_cancelled(w->job))
+			atomic_store(&w->cancel, true);
+		usleep(200000);
+	}
+	return NULL;
+}
+
+static int ingest_run_job(struct job *j)
+{
+	json_object *p = job_params(j), *v;
+	char fsname[128], mnt[4096], why[1024] = "", dataset[4400];
+	struct ingest_opts o = { 0 };
+	struct ingest_sink sink = { 0 };
+	struct ingest_manifest man = { 0 };
+	struct ingest_plan plan;
+	struct ingest_result res;
+	struct ingest_progress prog;
+	struct watcher w = { .job = j, .prog = &prog };
+	struct famfs_fs *fs = NULL;
+	sqlite3 *db = NULL;
+	bool via_mount;
+	char **paths = NULL;
+	unsigned ndev = 0;
+	pthread_t t;
+	int r, rc;
+
+	memset(&prog, 0, sizeof(prog));
+	o.source = str_param(p, "source", NULL);
+	o.dest = str_param(p, "dest", NULL);
+	o.threads = json_object_object_get_ex(p, "threads", &v) ? (unsigned)json_object_get_int(v) : 0;
+	o.verify = json_object_object_get_ex(p, "verify", &v) && json_object_get_boolean(v);
+	const char *oc = str_param(p, "on_change", "keep");
+
+	o.changed = !strcmp(oc, "replace") ? INGEST_CHANGED_REPLACE :
+		    !strcmp(oc, "fail") ? INGEST_CHANGED_FAIL : INGEST_CHANGED_KEEP;
+	o.cancel = &w.cancel;
+
+	famfsd_lock();
+	r = pick_filesystem(str_param(p, "filesystem", NULL), fsname, sizeof(fsname), why,
+			    sizeof(why));
+	if (!r)
+		r = fs_device_paths(fsname, &paths, &ndev);
+	via_mount = !r && master_mount_path(fsname, mnt, sizeof(mnt));
+	if (!r && via_mount)
+		r = ingest_sink_mount_open(&sink, mnt, ndev);
+	else if (!r && !(fs = fsmaster_get(fsname, &rc, why, sizeof(why))))
+		r = rc ? rc : -EIO;
+	if (!r && fs)
+		ingest_sink_lib(&sink, fs);
+	famfsd_unlock();
+	fs_paths_free(paths, ndev);
+	if (r) {
+		job_set_error(j, "%s", why[0] ? why : strerror(-r));
+		return r;
+	}
+	snprintf(dataset, sizeof(dataset), "%s:%s", fsname, o.dest);
+	if (store_open_conn(famfsd.db_path, &db, why, sizeof(why)) ||
+	    ingest_manifest_sqlite_attach(&man, db, dataset) ||
+	    (r = ingest_plan_build(o.source, o.dest, &plan, why, sizeof(why)))) {
+		job_set_error(j, "%s", why[0] ? why : "cannot open the manifest");
+		r = r ? r : -EIO;
+		goto out;
+	}
+	pthread_create(&t, NULL, watch, &w);
+	r = ingest_run(&o, &plan, &sink, &man, &prog, &res);
+	atomic_store(&w.done, true);
+	pthread_join(t, NULL);
+	jobs_progress(j, atomic_load(&prog.bytes_done), atomic_load(&prog.bytes_total),
+		      atomic_load(&prog.files_done), atomic_load(&prog.files_total));
+	if (r)
+		job_set_error(j, "%s", res.message);
+	ingest_plan_free(&plan);
+out:
+	if (man.m)
+		ingest_manifest_sqlite_close(&man);
+	if (db)
+		store_close(db);
+	if (via_mount)
+		ingest_sink_mount_close(&sink);
+	return r;
+}
+
+const struct job_kind job_kind_ingest = {
+	.name = "ingest",
+	.validate = ingest_validate,
+	.run = ingest_run_job,
+	.resumable = true,
+};
