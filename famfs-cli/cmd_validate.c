@@ -23,6 +23,9 @@ static void validate_usage(FILE *f)
 		"every problem as FILE:LINE:COL: KEY.PATH: message.\n"
 		"\n"
 		"  -q, --quiet   print nothing when a file is valid\n"
+		"  --schema-only only the rules of schemas/cluster.schema.json\n"
+		"                (no references between names, no duplicate\n"
+		"                keys): to compare with JSON Schema validators\n"
 		"  -h, --help    show this help\n"
 		"\n"
 		"Exit status: 0 all files valid, 1 a file is invalid or\n"
@@ -33,9 +36,11 @@ int cmd_validate(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "schema-only", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned flags = 0;
 	bool quiet = false;
 	int rc = CLI_EXIT_OK, c;
 
@@ -44,6 +49,9 @@ int cmd_validate(int argc, char **argv)
 		switch (c) {
 		case 'q':
 			quiet = true;
+			break;
+		case 'S':
+			flags |= CLUSTER_LOAD_SCHEMA_ONLY;
 			break;
 		case 'h':
 			validate_usage(stdout);
@@ -62,7 +70,7 @@ int cmd_validate(int argc, char **argv)
 		struct diag d = { .file = argv[i] };
 		struct cluster *cl;
 
-		if (cluster_load(argv[i], &cl, &d) < 0) {
+		if (cluster_load_flags(argv[i], flags, &cl, &d) < 0) {
 			diag_print(&d, stderr);
 			fprintf(stderr, "%s: invalid (%zu problem%s)\n", argv[i],
 				d.n + d.dropped, d.n + d.dropped == 1 ? "" : "s");

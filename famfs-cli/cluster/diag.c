@@ -5,6 +5,35 @@
 
 #include "cluster/diag.h"
 
+/* Messages quote values from the file: keep one diagnostic on one line.
+ * Takes @msg, returns the escaped copy (or @msg itself without memory).
+ */
+static char *escape_controls(char *msg)
+{
+	size_t n = 0;
+	char *out, *q;
+
+	for (const char *p = msg; *p; p++)
+		n += (unsigned char)*p < 0x20 || *p == 0x7f ? 4 : 1;
+	out = malloc(n + 1);
+	if (!out)
+		return msg;
+	q = out;
+	for (const char *p = msg; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '\n' || c == '\t')
+			q += sprintf(q, "\\%c", c == '\n' ? 'n' : 't');
+		else if (c < 0x20 || c == 0x7f)
+			q += sprintf(q, "\\x%02x", c);
+		else
+			*q++ = (char)c;
+	}
+	*q = '\0';
+	free(msg);
+	return out;
+}
+
 void diag_add(struct diag *d, const struct ymark *m, const char *path,
 	      const char *fmt, ...)
 {
@@ -38,7 +67,7 @@ void diag_add(struct diag *d, const struct ymark *m, const char *path,
 		d->dropped++;
 		return;
 	}
-	e->msg = msg;
+	e->msg = escape_controls(msg);
 	e->mark = m ? *m : (struct ymark){ 0, 0 };
 	e->seq = d->n;
 	d->n++;

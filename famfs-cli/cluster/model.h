@@ -118,6 +118,16 @@ struct cluster {
 int cluster_load(const char *file, struct cluster **out, struct diag *d);
 void cluster_free(struct cluster *c);
 
+/*
+ * Only what schemas/cluster.schema.json itself says: no references, no
+ * duplicate keys, no multiples of 2 MiB or range inside size strings.
+ * For comparing with JSON Schema validators; a file valid this way may
+ * still be refused by cluster_load(). The model is not fit for planning.
+ */
+#define CLUSTER_LOAD_SCHEMA_ONLY 0x1u
+int cluster_load_flags(const char *file, unsigned flags,
+		       struct cluster **out, struct diag *d);
+
 /* Lookups by name; NULL when absent. */
 const struct cl_host *cluster_host(const struct cluster *c, const char *name);
 const struct cl_device *cluster_device(const struct cluster *c,

@@ -55,6 +55,7 @@ struct field {
 struct ctx {
 	struct diag *d;
 	struct kpath path;
+	bool schema_only; /* CLUSTER_LOAD_SCHEMA_ONLY */
 };
 
 typedef void (*obj_check_fn)(struct ctx *x, const struct ynode *map,
@@ -217,6 +218,8 @@ static bool check_size(struct ctx *x, const struct ynode *n, bool unit,
 	s = plain_string(n);
 	r = s ? parse_size(s, out) : -EINVAL;
 	if (r == -ERANGE) {
+		if (x->schema_only) /* the schema's pattern has no bound */
+			return *out = 0, true;
 		err(x, n, "size '%s' is too large (more than 2^63-1 bytes)", s);
 		return false;
 	}
@@ -226,7 +229,7 @@ static bool check_size(struct ctx *x, const struct ynode *n, bool unit,
 		    n->str);
 		return false;
 	}
-	if (unit && *out % CL_UNIT_SIZE) {
+	if (unit && *out % CL_UNIT_SIZE && !x->schema_only) {
 		err(x, n, "%s is not a multiple of 2 MiB", s);
 		return false;
 	}
@@ -480,7 +483,7 @@ static bool check_object(struct ctx *x, const struct objdesc *desc,
 			ok = false;
 			continue;
 		}
-		for (size_t j = 0; j < i; j++)
+		for (size_t j = 0; j < i && !x->schema_only; j++)
 			if (field_find(desc->fields, map->keys[j]) == f) {
 				old = kpath_key(&x->path, f->key);
 				err(x, k, "duplicate key '%s' (first at line %u "
@@ -721,7 +724,14 @@ static const struct objdesc cluster_desc = {
 
 int cluster_load(const char *file, struct cluster **out, struct diag *d)
 {
-	struct ctx x = { .d = d };
+	return cluster_load_flags(file, 0, out, d);
+}
+
+int cluster_load_flags(const char *file, unsigned flags,
+		       struct cluster **out, struct diag *d)
+{
+	struct ctx x = { .d = d,
+			  .schema_only = flags & CLUSTER_LOAD_SCHEMA_ONLY };
 	struct cluster *c;
 	struct ymark m;
 	char msg[512];
@@ -747,7 +757,8 @@ int cluster_load(const char *file, struct cluster **out, struct diag *d)
 	} else {
 		/* references too, so that one run reports everything */
 		check_object(&x, &cluster_desc, c->doc->root, c);
-		cluster_check_refs(c, d);
+		if (!x.schema_only)
+			cluster_check_refs(c, d);
 	}
 	if (d->n + d->dropped != before) {
 		cluster_free(c);

@@ -14,6 +14,9 @@ SafeLoader) and with `famfs-cli validate`. Directories say what is expected
   limits/    famfs-cli rejects before validating (alias bombs); the schema
              is not run because expanding the document is the attack
 
+`famfs-cli validate --schema-only` (the schema's rules only) must give the
+schema's verdict on every file outside limits/, semantic/ included.
+
 Files in invalid/, semantic/ and limits/ list every diagnostic famfs-cli
 must print, one comment line each:
 
@@ -66,9 +69,9 @@ def schema_verdict(validator, path):
     return True, ""
 
 
-def cli_verdict(cli, path):
-    p = subprocess.run([cli, "validate", path], capture_output=True,
-                       text=True, timeout=60)
+def cli_verdict(cli, path, *flags):
+    p = subprocess.run([cli, "validate"] + list(flags) + [path],
+                       capture_output=True, text=True, timeout=60)
     return p.returncode, p.stdout + p.stderr
 
 
@@ -130,6 +133,13 @@ def main():
             if ok != want_schema:
                 msgs.append("schema %s it (%s)" %
                             ("accepts" if ok else "rejects", why))
+            # --schema-only must give the schema's verdict exactly
+            src, sout = cli_verdict(cli, path, "--schema-only")
+            if src != (0 if ok else 1):
+                msgs.append("validate --schema-only exited %d but the "
+                            "schema %s it: %s" % (
+                                src, "accepts" if ok else "rejects",
+                                sout.strip()))
         want_rc = 0 if kind == "valid" else 1
         if rc != want_rc:
             msgs.append("famfs-cli validate exited %d, expected %d" %
