@@ -102,10 +102,10 @@ static int pick_filesystem(const char *want, char *out, size_t len, char *why,
 	sqlite3_finalize(st);
 	if (n == 1)
 		return 0;
-	snprintf(why, whylen, want ? "no filesystem '%s'" :
-		 "%d filesystems: say which one (params.filesystem)", want ? 0 : n);
 	if (want)
 		snprintf(why, whylen, "no filesystem '%s'", want);
+	else
+		snprintf(why, whylen, "%d filesystems: say which one (params.filesystem)", n);
 	return -ENOENT;
 }
 

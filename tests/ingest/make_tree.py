@@ -7,6 +7,7 @@ import os, random, sys
 
 root = sys.argv[1]
 scale = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+nlarge = int(os.environ.get("LARGE_FILES", "2"))
 rnd = random.Random(42)
 def write(path, size, mode=0o644, uid=0, gid=0, mtime=None):
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -23,7 +24,7 @@ for i in range(300 * scale):
           gid=rnd.choice([0, 100, 4242]))
 for i in range(12):
     write(f"{root}/medium/m{i}.bin", rnd.randrange(1 << 20, 8 << 20))
-for i in range(2):
+for i in range(nlarge):
     write(f"{root}/large/l{i}.bin", (40 << 20) + rnd.randrange(1 << 20))
 write(f"{root}/odd/with space and ünïcødé ✓.txt", 1234)
 write(f"{root}/odd/" + "n" * 255, 77)

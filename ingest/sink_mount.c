@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The mount sink: the filesystem is mounted as master by famfs-fused,
+ * which alone writes the log. A file is created and sized through the
+ * mount (the server allocates its map), its map read from the xattr
+ * user.famfs.map, its bytes copied straight into the devices (mapped
+ * here), and it is committed through the mount: docs/ingest.md.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "ingest.h"
+#include "sink_mount.h"
+
+#define XATTR_MAP "user.famfs.map"
+#define XATTR_PENDING "user.famfs.pending"  /* commit only when told */
+#define XATTR_COMMIT "user.famfs.commit"
+
+struct mount_sink {
+	char *mnt;
+	pthread_mutex_t lock;
+	unsigned ndev;
+	char *dev_path[FAMFS_MAX_DEVICES];
+	struct famfs_dev *dev[FAMFS_MAX_DEVICES];
+};
+
+struct mount_file {
+	int fd;
+	bool pending;           /* the server commits only on XATTR_COMMIT */
+};
+
+static char *full(struct mount_sink *m, const char *path)
+{
+	char *s;
+
+	return asprintf(&s, "%s%s", m->mnt, path) < 0 ? NULL : s;
+}
+
+static int ms_stat(void *s, const char *path, struct famfs_attr *a)
+{
+	char *p = full(s, path);
+	struct stat st;
+	int r = p && stat(p, &st) == 0 ? 0 : -errno;
+
+	free(p);
+	if (r)
+		return r;
+	memset(a, 0, sizeof(*a));
+	a->ino = st.st_ino;
+	a->mode = st.st_mode;
+	a->uid = st.st_uid;
+	a->gid = st.st_gid;
+	a->size = (uint64_t)st.st_size;
+	a->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ULL + (uint64_t)st.st_mtim.tv_nsec;
+	return 0;
+}
+
+static int ms_mkdir(void *s, const char *path, uint32_t mode, uint32_t uid, uint32_t gid)
+{
+	char *p = full(s, path);
+	int r = p && mkdir(p, mode) == 0 ? 0 : -errno;
+
+	if (!r && lchown(p, uid, gid) != 0)
+		r = -errno;
+	free(p);
+	return r;
+}
+
+/* The devices named in a map, opened once and kept. */
+static int device_index(struct mount_sink *m, const char *path, uint32_t idx,
+			char *why, size_t whylen)
+{
+	struct famfs_err e = { 0 };
+	int r = 0;
+
+	if (idx >= FAMFS_MAX_DEVICES)
+		return -ERANGE;
+	pthread_mutex_lock(&m->lock);
+	if (!m->dev[idx]) {
+		r = famfs_dev_open(path, true, &m->dev[idx], &e);
+		if (r)
+			snprintf(why, whylen, "%s", e.msg);
+		else if (idx >= m->ndev)
+			m->ndev = idx + 1;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return r;
+}
+
+static int parse_map(struct mount_sink *m, const char *json, struct ingest_target *t,
+		     char *why, size_t whylen)
+{
+	json_object *root = json_tokener_parse(json), *map, *type, *items, *chunk;
+	int r = -EBADMSG;
+
+	if (!root || !json_object_object_get_ex(root, "map", &map) ||
+	    !json_object_object_get_ex(map, "type", &type))
+		goto out;
+	bool il = !strcmp(json_object_get_string(type), "interleave");
+
+	if (!json_object_object_get_ex(map, il ? "strips" : "extents", &items))
+		goto out;
+	size_t n = json_object_array_length(items);
+
+	t->map = calloc(1, famfs_fmap_sizeof((unsigned)n));
+	if (!t->map) {
+		r = -ENOMEM;
+		goto out;
+	}
+	t->map->type = il ? FAMFS_MAP_INTERLEAVE : FAMFS_MAP_EXTENTS;
+	t->map->nitems = (uint16_t)n;
+	if (il && json_object_object_get_ex(map, "chunk", &chunk))
+		t->map->chunk = (uint64_t)json_object_get_int64(chunk);
+	for (size_t i = 0; i < n; i++) {
+		json_object *it = json_object_array_get_idx(items, i), *v;
+		struct famfs_map_item *mi = &t->map->items[i];
+		const char *dev;
+
+		if (!json_object_object_get_ex(it, "device", &v))
+			goto out;
+		dev = json_object_get_string(v);
+		mi->dev_index = json_object_object_get_ex(it, "device_index", &v) ?
+				(uint32_t)json_object_get_int(v) : (uint32_t)i;
+		mi->offset = json_object_object_get_ex(it, "offset", &v) ?
+			     (uint64_t)json_object_get_int64(v) : 0;
+		mi->length = json_object_object_get_ex(it, "length", &v) ?
+			     (uint64_t)json_object_get_int64(v) : 0;
+		r = device_index(m, dev, mi->dev_index, why, whylen);
+		if (r)
+			goto out;
+		t->dev_base[mi->dev_index] = famfs_dev_base(m->dev[mi->dev_index]);
+		if (mi->offset + mi->length > famfs_dev_size(m->dev[mi->dev_index])) {
+			snprintf(why, whylen, "map leaves device %s", dev);
+			r = -ERANGE;
+			goto out;
+		}
+	}
+	r = 0;
+out:
+	if (r == -EBADMSG)
+		snprintf(why, whylen, "the server's %s is not a map: %.200s", XATTR_MAP, json);
+	json_object_put(root);
+	return r;
+}
+
+static int ms_begin(void *s, const char *path, uint64_t size, struct ingest_target *t,
+		    char *why, size_t whylen)
+{
+	struct mount_sink *m = s;
+	struct mount_file *f = calloc(1, sizeof(*f));
+	char *p = full(m, path), buf[16384];
+	ssize_t n;
+	int r = 0;
+
+	if (!f || !p) {
+		free(f);
+		free(p);
+		return -ENOMEM;
+	}
+	f->fd = open(p, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	if (f->fd < 0) {
+		r = -errno;
+		snprintf(why, whylen, "create: %s", strerror(errno));
+		goto fail;
+	}
+	f->pending = fsetxattr(f->fd, XATTR_PENDING, "1", 1, 0) == 0;
+	if (size && fallocate(f->fd, 0, 0, (off_t)size) != 0 &&
+	    ftruncate(f->fd, (off_t)size) != 0) {
+		r = -errno;
+		snprintf(why, whylen, "allocate %llu bytes: %s", (unsigned long long)size,
+			 strerror(errno));
+		goto fail;
+	}
+	n = fgetxattr(f->fd, XATTR_MAP, buf, sizeof(buf) - 1);
+	if (n < 0) {
+		r = -errno;
+		snprintf(why, whylen, "read map (%s): %s", XATTR_MAP, strerror(errno));
+		goto fail;
+	}
+	buf[n] = '\0';
+	r = parse_map(m, buf, t, why, whylen);
+	if (r)
+		goto fail;
+	t->sink_private = f;
+	free(p);
+	return 0;
+fail:
+	if (f->fd >= 0) {
+		close(f->fd);
+		unlink(p);
+	}
+	free(t->map);
+	t->map = NULL;
+	free(f);
+	free(p);
+	return r;
+}
+
+static int ms_commit(void *s, struct ingest_target *t, const char *path,
+		     const struct famfs_file_attr *a, char *why, size_t whylen)
+{
+	struct mount_sink *m = s;
+	struct mount_file *f = t->sink_private;
+	struct timespec ts[2];
+	int r = 0;
+
+	(void)path;
+	for (unsigned i = 0; i < t->map->nitems; i++)
+		famfs_dev_flush(m->dev[t->map->items[i].dev_index],
+				t->map->items[i].offset, t->map->items[i].length);
+	ts[0].tv_sec = ts[1].tv_sec = (time_t)(a->mtime_ns / 1000000000ULL);
+	ts[0].tv_nsec = ts[1].tv_nsec = (long)(a->mtime_ns % 1000000000ULL);
+	if (fchown(f->fd, a->uid, a->gid) || fchmod(f->fd, a->mode) ||
+	    futimens(f->fd, ts) ||
+	    (f->pending && fsetxattr(f->fd, XATTR_COMMIT, "1", 1, 0))) {
+		r = -errno;
+		snprintf(why, whylen, "commit: %s", strerror(errno));
+	}
+	if (close(f->fd) && !r) {
+		r = -errno;
+		snprintf(why, whylen, "commit (close): %s", strerror(errno));
+	}
+	free(f);
+	t->sink_private = NULL;
+	return r;
+}
+
+static void ms_abort(void *s, struct ingest_target *t)
+{
+	struct mount_file *f = t->sink_private;
+
+	(void)s;
+	/* pending: the server drops the file at close, it never appeared */
+	if (f) {
+		close(f->fd);
+		free(f);
+	}
+	t->sink_private = NULL;
+}
+
+static uint64_t ms_free_bytes(void *s)
+{
+	struct mount_sink *m = s;
+	struct statvfs v;
+
+	return statvfs(m->mnt, &v) == 0 ? (uint64_t)v.f_bavail * v.f_frsize : 0;
+}
+
+static int64_t ms_read(void *s, const char *path, uint64_t off, void *buf, uint64_t len)
+{
+	char *p = full(s, path);
+	int fd = p ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+	ssize_t n;
+
+	free(p);
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, buf, len, (off_t)off);
+	close(fd);
+	return n < 0 ? -errno : n;
+}
+
+static int ms_remove(void *s, const char *path)
+{
+	char *p = full(s, path);
+	int r = p && unlink(p) == 0 ? 0 : -errno;
+
+	free(p);
+	return r;
+}
+
+static const struct ingest_sink_ops mount_ops = {
+	.stat = ms_stat, .mkdir = ms_mkdir, .begin = ms_begin, .commit = ms_commit,
+	.abort = ms_abort, .free_bytes = ms_free_bytes, .read = ms_read,
+	.remove = ms_remove,
+};
+
+int ingest_sink_mount_open(struct ingest_sink *k, const char *mountpoint,
+			   unsigned ndev)
+{
+	struct mount_sink *m = calloc(1, sizeof(*m));
+
+	if (!m || !(m->mnt = strdup(mountpoint))) {
+		free(m);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&m->lock, NULL);
+	k->ops = &mount_ops;
+	k->s = m;
+	k->ndev = ndev;
+	return 0;
+}
+
+void ingest_sink_mount_close(struct ingest_sink *k)
+{
+	struct mount_sink *m = k->s;
+
+	if (!m)
+		return;
+	for (unsigned i = 0; i < FAMFS_MAX_DEVICES; i++)
+		famfs_dev_close(m->dev[i]);
+	pthread_mutex_destroy(&m->lock);
+	free(m->mnt);
+	free(m);
+	k->s = NULL;
+}
