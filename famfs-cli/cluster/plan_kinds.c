@@ -347,6 +347,39 @@ static bool job_covers(const struct st_job *j, const struct cl_dataset *ds)
 		!strcmp(j->state, "succeeded"));
 }
 
+/*
+ * famfsd's ingest job takes no interleave policy of its own: its files get
+ * the master's policy defaults. A dataset asking for another one is a
+ * conflict (rather than silently getting the defaults).
+ */
+static bool interleave_matches_policy(struct planner *pl, size_t h,
+				      const struct cl_dataset *ds)
+{
+	const struct cl_defaults *d = &pl->c->defaults;
+	uint64_t chunk = d->has_chunk ? d->chunk : pl->hosts[h].policy.chunk;
+	unsigned strips = d->has_strips ? d->strips : pl->hosts[h].policy.strips;
+	char b1[32], b2[32];
+
+	if (!pl->hosts[h].reachable)
+		return true;
+	if (ds->chunk && ds->chunk != chunk) {
+		conflict(pl, h, "dataset %s asks for chunk %s, but famfsd's ingest "
+			 "uses the policy default (%s): set defaults.chunk or "
+			 "drop datasets[].interleave.chunk", ds->name,
+			 sz(ds->chunk, b1), sz(chunk, b2));
+		return false;
+	}
+	if (ds->strips && ds->strips != strips) {
+		conflict(pl, h, "dataset %s asks for %u strips, but famfsd's "
+			 "ingest uses the policy default (%u%s): set "
+			 "defaults.strips or drop datasets[].interleave.strips",
+			 ds->name, ds->strips, strips,
+			 strips ? "" : ": all devices");
+		return false;
+	}
+	return true;
+}
+
 void plan_datasets(struct planner *pl, size_t h)
 {
 	const struct host_state *hs = &pl->hosts[h];
@@ -363,6 +396,8 @@ void plan_datasets(struct planner *pl, size_t h)
 
 		if (!fs || host_index(pl->c, fs->master) != h)
 			continue;
+		if (!interleave_matches_policy(pl, h, ds))
+			continue;
 		for (j = 0; j < hs->njobs && !job_covers(&hs->jobs[j], ds); j++)
 			;
 		if (j < hs->njobs)
@@ -375,10 +410,6 @@ void plan_datasets(struct planner *pl, size_t h)
 		jstr(params, "dest", ds->destination);
 		json_object_object_add(params, "verify",
 				       json_object_new_boolean(verify));
-		if (ds->chunk)
-			jint(params, "chunk", ds->chunk);
-		if (ds->strips)
-			jint(params, "strips", ds->strips);
 		json_object_object_add(body, "params", params);
 		st = step(pl, PLAN_CREATE, PK_DATASET, h, ds->name, false,
 			  "(ingest %s -> %s:%s%s)", ds->source, ds->filesystem,

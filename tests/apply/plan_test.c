@@ -440,6 +440,37 @@ static void dataset_done_by_an_earlier_job_is_not_redone(void **st)
 	cluster_free(c);
 }
 
+static void dataset_interleave_must_match_the_policy(void **st)
+{
+	char text[2048];
+	struct cluster *c;
+	struct plan_opts o = { 0 };
+	struct host_state s[2];
+	struct plan p;
+
+	(void)st;
+	snprintf(text, sizeof(text), "%s%s", small_yaml,
+		 "datasets:\n"
+		 "  - {name: a, source: /srv/a, filesystem: fs0,"
+		 " interleave: {chunk: 2MiB}}\n"
+		 "  - {name: b, source: /srv/b, filesystem: fs0,"
+		 " interleave: {strips: 2}}\n");
+	c = load_text("datasets.yaml", text);
+	small_states(s, NULL, applied_devices, applied_sets, applied_fs,
+		     applied_mounts);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	/* a: the chunk is the default: an ingest job; b: a conflict */
+	assert_int_equal(p.n, 1);
+	assert_string_equal(step_str(c, &p, 0), "create dataset a on h0");
+	assert_null(json_object_object_get(json_object_object_get(
+		p.steps[0].calls[0].body, "params"), "chunk"));
+	assert_int_equal(p.nconflicts, 1);
+	assert_non_null(strstr(p.conflicts[0], "dataset b asks for 2 strips"));
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -453,6 +484,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(policy_update_sends_only_what_differs),
 		cmocka_unit_test(unreachable_host_steps_are_skipped),
 		cmocka_unit_test(dataset_done_by_an_earlier_job_is_not_redone),
+		cmocka_unit_test(dataset_interleave_must_match_the_policy),
 	};
 	char cmd[600];
 	int r;
