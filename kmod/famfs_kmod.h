@@ -7,6 +7,8 @@
 
 #include <linux/fs.h>
 #include <linux/iomap.h>
+#include <linux/mutex.h>
+#include <linux/rbtree.h>
 
 #include "famfs_map.h"
 
@@ -17,6 +19,8 @@ struct famfs_sb_info {
 	struct dax_device *dax_dev;
 	u64 dax_part_off;	/* byte offset of the bdev in the dax_device */
 	struct famfs_kgeom geom;
+	struct mutex claims_lock;
+	struct rb_root claims;	/* device ranges the files use (claims.c) */
 };
 
 static inline struct famfs_sb_info *FAMFS_SB(struct super_block *sb)
@@ -40,6 +44,8 @@ struct famfs_attrs {
 	u64 size;
 	/* NULL: famfs_file_operations */
 	const struct file_operations *fops;
+	/* refuse a map that overlaps another file's (famfs_claim_map) */
+	bool claim;
 };
 
 /* inode.c */
@@ -67,6 +73,10 @@ extern const struct file_operations famfs_file_operations;
 extern const struct file_operations famfs_meta_file_operations;
 extern const struct address_space_operations famfs_dax_aops;
 extern const struct iomap_ops famfs_iomap_ops;
+
+/* claims.c */
+int famfs_claim_map(struct famfs_sb_info *sbi, const struct famfs_kmap *map);
+void famfs_free_claims(struct famfs_sb_info *sbi);
 
 /* ioctl.c */
 long famfs_dir_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

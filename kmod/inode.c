@@ -41,12 +41,13 @@ struct inode *famfs_new_inode(struct super_block *sb, umode_t mode)
 }
 
 /*
- * famfs_add_entry() - link @inode as @name in @parent and pin the dentry.
- * Consumes the inode reference: on failure the inode is put (and its map
- * freed by eviction). Returns 0, -EEXIST or another negative errno.
+ * famfs_add_entry() - link @inode as @name in @parent and pin the dentry;
+ * with @claim, first claim the device ranges of its map. Consumes the
+ * inode reference: on failure the inode is put (and its map freed by
+ * eviction). Returns 0, -EEXIST, -EINVAL (overlap) or another errno.
  */
 static int famfs_add_entry(struct dentry *parent, const char *name,
-			   struct inode *inode)
+			   struct inode *inode, bool claim)
 {
 	struct inode *dir = d_inode(parent);
 	struct dentry *dentry;
@@ -58,9 +59,13 @@ static int famfs_add_entry(struct dentry *parent, const char *name,
 		rc = PTR_ERR(dentry);
 		goto out_unlock;
 	}
-	if (d_really_is_positive(dentry)) {
-		dput(dentry);
+	if (d_really_is_positive(dentry))
 		rc = -EEXIST;
+	else if (claim && famfs_inode_map(inode))
+		rc = famfs_claim_map(FAMFS_SB(dir->i_sb),
+				     famfs_inode_map(inode));
+	if (rc) {
+		dput(dentry);
 		goto out_unlock;
 	}
 	if (S_ISDIR(inode->i_mode))
@@ -100,7 +105,7 @@ int famfs_add_file(struct dentry *parent, const char *name,
 		inode->i_fop = a->fops;
 	inode->i_private = map;
 	i_size_write(inode, a->size);
-	return famfs_add_entry(parent, name, inode);
+	return famfs_add_entry(parent, name, inode, a->claim);
 }
 
 int famfs_add_dir(struct dentry *parent, const char *name,
@@ -112,7 +117,7 @@ int famfs_add_dir(struct dentry *parent, const char *name,
 	if (!inode)
 		return -ENOMEM;
 	famfs_set_attr(inode, a);
-	return famfs_add_entry(parent, name, inode);
+	return famfs_add_entry(parent, name, inode, false);
 }
 
 /*

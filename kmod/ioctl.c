@@ -96,6 +96,7 @@ static long famfs_ioc_create(struct file *dirf, void __user *arg)
 	if (rc)
 		goto out;
 	a.size = req->size;
+	a.claim = true;
 	rc = famfs_kmap_from_user(&req->map, &map);
 	if (rc)
 		goto out;

@@ -209,9 +209,13 @@ static const struct fs_context_operations famfs_context_ops = {
 
 static int famfs_init_fs_context(struct fs_context *fc)
 {
-	fc->s_fs_info = kzalloc(sizeof(struct famfs_sb_info), GFP_KERNEL);
-	if (!fc->s_fs_info)
+	struct famfs_sb_info *sbi = kzalloc(sizeof(*sbi), GFP_KERNEL);
+
+	if (!sbi)
 		return -ENOMEM;
+	mutex_init(&sbi->claims_lock);
+	sbi->claims = RB_ROOT;
+	fc->s_fs_info = sbi;
 	fc->ops = &famfs_context_ops;
 	return 0;
 }
@@ -227,6 +231,8 @@ static void famfs_kill_sb(struct super_block *sb)
 	/* put_super is not called when fill_super failed early. */
 	if (sbi && sbi->dax_dev)
 		fs_put_dax(sbi->dax_dev, sb);
+	if (sbi)
+		famfs_free_claims(sbi);
 	kfree(sbi);
 }
 

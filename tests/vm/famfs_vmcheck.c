@@ -360,7 +360,7 @@ static int badmaps(const char *mnt)
 {
 	char meta[512];
 	struct famfs_ioc_item many[FAMFS_IOC_MAX_ITEMS + 1];
-	struct famfs_ioc_item ok2[2];
+	struct famfs_ioc_item ok2[2], one;
 	struct famfs_ioc_mapinfo mi;
 	uint64_t dev, top;
 	struct stat st;
@@ -461,6 +461,19 @@ static int badmaps(const char *mnt)
 	bad |= expect("same name again",
 		      try_create(dirfd, "good", 8 * MiB, FAMFS_MAP_INTERLEAVE,
 				 2, 2 * MiB, ok2, 0644), -EEXIST);
+	/* Files may not share memory: the kernel refuses an overlap. */
+	one = (struct famfs_ioc_item){ 0, 0, top + 6 * MiB, 4096 };
+	bad |= expect("overlaps another file's strip",
+		      try_create(dirfd, "bad", 4096, FAMFS_MAP_EXTENTS, 1, 0,
+				 &one, 0644), -EINVAL);
+	one = (struct famfs_ioc_item){ 0, 0, top - 4 * MiB, 4 * MiB + 4096 };
+	bad |= expect("reaches into another file by 4 KiB",
+		      try_create(dirfd, "bad", 4096, FAMFS_MAP_EXTENTS, 1, 0,
+				 &one, 0644), -EINVAL);
+	one = (struct famfs_ioc_item){ 0, 0, top - 4 * MiB, 4 * MiB };
+	bad |= expect("adjacent to another file",
+		      try_create(dirfd, "next", 4 * MiB, FAMFS_MAP_EXTENTS, 1,
+				 0, &one, 0644), 0);
 	fd = openat(dirfd, "good", O_RDONLY);
 	if (fd < 0 || ioctl(fd, FAMFS_IOC_MAPINFO, &mi) < 0 ||
 	    mi.size != 8 * MiB || mi.nitems != 2 ||
