@@ -62,6 +62,12 @@ void cli_print_json(struct json_object *o);
 /* Parse an octal mode; -1 on a bad one. */
 long cli_parse_mode(const char *s);
 
+/* A famfs mount's xattr parsed as JSON, or NULL (cli_mount.c). */
+struct json_object *cli_mount_xattr_json(const char *path, const char *name);
+/* The devices behind mount @mnt; *keep owns the strings (json_object_put). */
+int cli_mount_devices(const char *cmd, const char *mnt, struct cli_devices *d,
+		      struct json_object **keep);
+
 /* Follow famfsd job @id with a progress view until it ends (cmd_job.c);
  * returns the exit code its end state means.
  */

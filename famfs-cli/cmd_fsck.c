@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* famfs-cli fsck: check a filesystem, never writing to it. */
 #include <getopt.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -13,7 +14,8 @@
 static void fsck_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: famfs-cli fsck [-o human|json] [-q] DEV...\n\n"
+		"usage: famfs-cli fsck [-o human|json] [-q] DEV...\n"
+		"       famfs-cli fsck [-o human|json] [-q] MOUNTPOINT\n\n"
 		"Check the device labels, both superblocks, the log header, every\n"
 		"log entry (CRC, sequence) and that no file maps overlap or leave the\n"
 		"data area. Read-only: safe on a mounted filesystem.\n\n"
@@ -71,9 +73,22 @@ int cmd_fsck(int argc, char **argv)
 		fsck_usage(stderr);
 		return FSCK_EXIT_USAGE;
 	}
+	struct cli_devices devs = { 0 };
+	struct json_object *keep = NULL;
+	struct stat st;
+
+	/* a mountpoint: check the devices the FUSE server has open */
+	if (argc - optind == 1 && stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (cli_mount_devices("fsck", argv[optind], &devs, &keep))
+			return FSCK_EXIT_FAILED;
+	} else {
+		for (int i = optind; i < argc; i++)
+			if (cli_devices_add("fsck", &devs, argv[i]))
+				return FSCK_EXIT_USAGE;
+	}
 	o.findings = json_object_new_array();
-	r = famfs_fsck((const char *const *)argv + optind, (unsigned)(argc - optind),
-		       on_finding, &o, &res, &e);
+	r = famfs_fsck(devs.paths, devs.n, on_finding, &o, &res, &e);
+	json_object_put(keep);
 	rc = r ? FSCK_EXIT_FAILED : res.errors ? FSCK_EXIT_ERRORS : FSCK_EXIT_CLEAN;
 	if (o.out == CLI_OUT_JSON) {
 		struct json_object *j = json_object_new_object();

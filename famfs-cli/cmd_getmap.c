@@ -2,14 +2,90 @@
 /* famfs-cli getmap: print where a file's bytes live. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+
+static void print_human(const char *path, uint64_t size, const struct famfs_fmap *m,
+			struct famfs_fs *fs, const char *const *names);
+
+/* getmap of a path in a mount: the server's user.famfs.map. */
+static int getmap_mounted(const char *path, enum cli_output out)
+{
+	struct json_object *o = cli_mount_xattr_json(path, "user.famfs.map"), *map, *v;
+	const char *names[FAMFS_MAX_EXTENTS + FAMFS_MAX_STRIPS];
+
+	if (!o || !json_object_object_get_ex(o, "map", &map)) {
+		cli_error("getmap", "%s: not a file in a famfs mount (no user.famfs.map "
+			  "xattr); for a filesystem on devices give them with -d", path);
+		json_object_put(o);
+		return CLI_EXIT_FAIL;
+	}
+	if (out == CLI_OUT_JSON) {
+		cli_print_json(o);
+		return CLI_EXIT_OK;
+	}
+	bool il = json_object_object_get_ex(map, "type", &v) &&
+		  !strcmp(json_object_get_string(v), "interleave");
+	struct json_object *items;
+	size_t n;
+
+	if (!json_object_object_get_ex(map, il ? "strips" : "extents", &items)) {
+		json_object_put(o);
+		return CLI_EXIT_FAIL;
+	}
+	n = json_object_array_length(items);
+	struct famfs_fmap *m = calloc(1, famfs_fmap_sizeof((unsigned)n));
+
+	m->type = il ? FAMFS_MAP_INTERLEAVE : FAMFS_MAP_EXTENTS;
+	m->nitems = (uint16_t)n;
+	if (json_object_object_get_ex(map, "chunk", &v))
+		m->chunk = (uint64_t)json_object_get_int64(v);
+	for (size_t i = 0; i < n && i < sizeof(names) / sizeof(names[0]); i++) {
+		struct json_object *it = json_object_array_get_idx(items, i);
+
+		names[i] = json_object_object_get_ex(it, "device", &v) ? json_object_get_string(v) : "?";
+		if (json_object_object_get_ex(it, "device_index", &v))
+			m->items[i].dev_index = (uint32_t)json_object_get_int(v);
+		if (json_object_object_get_ex(it, "offset", &v))
+			m->items[i].offset = (uint64_t)json_object_get_int64(v);
+		if (json_object_object_get_ex(it, "length", &v))
+			m->items[i].length = (uint64_t)json_object_get_int64(v);
+	}
+	print_human(path, json_object_object_get_ex(o, "size", &v) ?
+		    (uint64_t)json_object_get_int64(v) : 0, m, NULL, names);
+	free(m);
+	json_object_put(o);
+	return CLI_EXIT_OK;
+}
+
+/* Human form of a map; device names from @fs, or @names[i] per item. */
+static void print_human(const char *path, uint64_t size, const struct famfs_fmap *m,
+			struct famfs_fs *fs, const char *const *names)
+{
+	printf("%s: %" PRIu64 " bytes, %s", path, size,
+	       m->type == FAMFS_MAP_INTERLEAVE ? "interleaved" : "extents");
+	if (m->type == FAMFS_MAP_INTERLEAVE)
+		printf(" over %u strips, chunk %" PRIu64, m->nitems, m->chunk);
+	printf("\n");
+	for (unsigned i = 0; i < m->nitems; i++) {
+		struct famfs_dev *d = fs ? famfs_fs_dev(fs, m->items[i].dev_index) : NULL;
+
+		printf("  %s %u: %s offset %" PRIu64 " length %" PRIu64 "\n",
+		       m->type == FAMFS_MAP_INTERLEAVE ? "strip" : "extent", i,
+		       d ? famfs_dev_path(d) : names ? names[i] : "?",
+		       m->items[i].offset, m->items[i].length);
+	}
+}
 
 static void getmap_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: famfs-cli getmap [-o human|json] -d DEV [-d DEV...] PATH\n\n"
-		"Print the map of PATH (a path inside the filesystem on DEV...):\n"
+		"usage: famfs-cli getmap [-o human|json] -d DEV [-d DEV...] PATH\n"
+		"       famfs-cli getmap [-o human|json] MOUNTED-PATH\n\n"
+		"Print the map of PATH (a path inside the filesystem on DEV...), or of\n"
+		"a file in a famfs mount (asked of the FUSE server, no devices needed):\n"
 		"an extent list or one interleave descriptor. With -o json:\n"
 		"{\"path\",\"size\",\"map\":{\"type\":\"interleave\",\"chunk\",\"strips\":[\n"
 		"{\"device\",\"offset\",\"length\"}]}} or {\"type\":\"extents\",\"extents\":[...]}.\n");
@@ -40,6 +116,8 @@ int cmd_getmap(int argc, char **argv)
 		getmap_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
+	if (!devs.n)
+		return getmap_mounted(argv[optind], out);
 	fs = cli_open_fs("getmap", &devs, FAMFS_OPEN_READ, host);
 	if (!fs)
 		return CLI_EXIT_FAIL;
@@ -65,19 +143,7 @@ int cmd_getmap(int argc, char **argv)
 		json_object_object_add(o, "map", cli_map_json(fs, m));
 		cli_print_json(o);
 	} else {
-		printf("%s: %" PRIu64 " bytes, %s", path, a.size,
-		       m->type == FAMFS_MAP_INTERLEAVE ? "interleaved" : "extents");
-		if (m->type == FAMFS_MAP_INTERLEAVE)
-			printf(" over %u strips, chunk %" PRIu64, m->nitems, m->chunk);
-		printf("\n");
-		for (unsigned i = 0; i < m->nitems; i++) {
-			struct famfs_dev *d = famfs_fs_dev(fs, m->items[i].dev_index);
-
-			printf("  %s %u: %s offset %" PRIu64 " length %" PRIu64 "\n",
-			       m->type == FAMFS_MAP_INTERLEAVE ? "strip" : "extent", i,
-			       d ? famfs_dev_path(d) : "?", m->items[i].offset,
-			       m->items[i].length);
-		}
+		print_human(path, a.size, m, fs, NULL);
 	}
 	famfs_close(fs);
 	return rc;
