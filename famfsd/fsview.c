@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "famfsd.h"
 #include "fsview.h"
@@ -14,7 +15,16 @@ struct fsview {
 	char name[64];
 	struct famfs_fs *fs;
 	int holds;              /* masters only: jobs using the handle */
+	int64_t last_used;      /* masters only: monotonic seconds */
 };
+
+static int64_t mono_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec;
+}
 
 static struct fsview views[MAX_VIEWS];
 static struct fsview masters[MAX_VIEWS];
@@ -117,8 +127,10 @@ struct famfs_fs *fsmaster_get(const char *fsname, int *rc, char *err,
 	unsigned n;
 
 	for (int i = 0; i < MAX_VIEWS; i++) {
-		if (masters[i].fs && !strcmp(masters[i].name, fsname))
+		if (masters[i].fs && !strcmp(masters[i].name, fsname)) {
+			masters[i].last_used = mono_s();
 			return masters[i].fs;
+		}
 		if (!masters[i].fs && !slot)
 			slot = &masters[i];
 	}
@@ -140,7 +152,20 @@ struct famfs_fs *fsmaster_get(const char *fsname, int *rc, char *err,
 		return NULL;
 	}
 	snprintf(slot->name, sizeof(slot->name), "%s", fsname);
+	slot->last_used = mono_s();
 	return slot->fs;
+}
+
+void fsmaster_expire(int idle_seconds)
+{
+	int64_t now = mono_s();
+
+	for (int i = 0; i < MAX_VIEWS; i++)
+		if (masters[i].fs && !masters[i].holds &&
+		    now - masters[i].last_used >= idle_seconds) {
+			famfs_close(masters[i].fs);
+			masters[i].fs = NULL;
+		}
 }
 
 int fsmaster_drop(const char *fsname)

@@ -34,6 +34,10 @@ int fsmaster_drop(const char *fsname);
 struct famfs_fs *fsmaster_hold(const char *fsname, int *rc, char *err,
 			       size_t errlen);
 void fsmaster_release(struct famfs_fs *fs);
+/* Close master handles nobody used for @idle_seconds (their mappings
+ * of the devices count in famfsd's RSS).
+ */
+void fsmaster_expire(int idle_seconds);
 /* Is @fsname's master handle held by a job? */
 bool fsmaster_busy(const char *fsname);
 

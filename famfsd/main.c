@@ -26,6 +26,11 @@
 #include "server.h"
 #include "store/store.h"
 
+/* A master handle unused this long is closed (it is reopened, with one log
+ * replay, by the next create).
+ */
+#define FSMASTER_IDLE_SECONDS 30
+
 struct famfsd famfsd = { .state_lock = PTHREAD_MUTEX_INITIALIZER };
 
 void famfsd_lock(void)
@@ -238,6 +243,7 @@ static int serve(void)
 		}
 		famfsd_lock();
 		mounts_tick();
+		fsmaster_expire(FSMASTER_IDLE_SECONDS);
 		famfsd_unlock();
 		jobs_kick();
 	}
