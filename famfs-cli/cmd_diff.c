@@ -2,7 +2,8 @@
 /*
  * famfs-cli diff FILE: what apply would change, read from every host's
  * famfsd; changes nothing. Exit codes as `terraform plan
- * -detailed-exitcode`: 0 no changes, 1 error, 2 changes.
+ * -detailed-exitcode`: 0 no changes, 1 error, 2 changes. A usage error is
+ * 1 too: 2 must only ever mean "there are changes".
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -27,8 +28,8 @@ static void diff_usage(FILE *f)
 		"  -o, --output FORMAT   human (default) or json\n"
 		"  -h, --help            show this help\n"
 		"\n"
-		"Exit status: 0 no changes, 1 error (invalid file, a host that\n"
-		"cannot be reached, a conflict), 2 there are changes.\n");
+		"Exit status: 0 no changes, 1 error (usage, invalid file, a host\n"
+		"that cannot be reached, a conflict), 2 there are changes.\n");
 }
 
 int cmd_diff(int argc, char **argv)
@@ -58,7 +59,7 @@ int cmd_diff(int argc, char **argv)
 			if (cli_parse_output("diff", optarg, &out) < 0 ||
 			    (out != CLI_OUT_HUMAN && out != CLI_OUT_JSON)) {
 				diff_usage(stderr);
-				return CLI_EXIT_USAGE;
+				return CLI_EXIT_FAIL; /* not 2: that means changes */
 			}
 			break;
 		case 'h':
@@ -66,13 +67,13 @@ int cmd_diff(int argc, char **argv)
 			return CLI_EXIT_OK;
 		default:
 			diff_usage(stderr);
-			return CLI_EXIT_USAGE;
+			return CLI_EXIT_FAIL;
 		}
 	}
 	if (optind != argc - 1) {
 		cli_error("diff", "give exactly one cluster file");
 		diff_usage(stderr);
-		return CLI_EXIT_USAGE;
+		return CLI_EXIT_FAIL;
 	}
 	if (cluster_run_prepare("diff", argv[optind], &po, &run) < 0) {
 		cluster_run_free(&run);
