@@ -27,14 +27,21 @@ for a in $(/bin/busybox --list); do
 	[ -e "$ROOT/bin/$a" ] || ln -s busybox "$ROOT/bin/$a"
 done
 
-# A binary and every shared library ldd names, at the same paths.
+# A binary and every shared library ldd names: system libraries at the
+# same paths, ours (libfamfs in the build tree, which may well be under
+# /tmp, hidden by the guest's tmpfs) in /usr/lib, where ld.so looks once
+# the build tree's RUNPATH does not exist.
 copy_with_libs() {
 	local bin=$1 dst=$2 lib
 	install -D -m755 "$bin" "$ROOT$dst"
 	ldd "$bin" | awk '/=>/ { print $3 } /^\s*\/lib/ { print $1 }' |
 	while read -r lib; do
 		[ -n "$lib" ] && [ -e "$lib" ] || continue
-		install -D -m755 "$(readlink -f "$lib")" "$ROOT$lib"
+		case "$lib" in
+		/lib/* | /lib64/* | /usr/lib/*) to=$lib ;;
+		*) to=/usr/lib/$(basename "$lib") ;;
+		esac
+		install -D -m755 "$(readlink -f "$lib")" "$ROOT$to"
 	done
 }
 for b in $SYSBINS; do copy_with_libs "$b" "$b"; done
