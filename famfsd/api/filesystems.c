@@ -122,6 +122,27 @@ static bool fs_mounted(const char *name)
 	return m;
 }
 
+/* Every device of @set is online (a DAX device reconfigured to system-ram
+ * since the set was made must not be touched).
+ */
+static int set_devices_online(const char *set, struct api_resp *r)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT d.name, d.state, "
+		"d.reason FROM set_devices s JOIN devices d ON d.name=s.device "
+		"WHERE s.set_name=? AND d.state<>'online' ORDER BY s.idx");
+	int ret = 0;
+
+	sqlite3_bind_text(st, 1, set, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		ret = api_error(r, 422, "device_unusable", "device '%s' of set "
+				"'%s' is %s%s%s", sqlite3_column_text(st, 0), set,
+				sqlite3_column_text(st, 1),
+				*sqlite3_column_text(st, 2) ? ": " : "",
+				sqlite3_column_text(st, 2));
+	sqlite3_finalize(st);
+	return ret;
+}
+
 static int do_mkfs(const char *set, uint64_t log_size, const char *master,
 		   bool force, char uuid[37], struct api_resp *r)
 {
@@ -133,6 +154,8 @@ static int do_mkfs(const char *set, uint64_t log_size, const char *master,
 	unsigned n;
 	int e;
 
+	if (set_devices_online(set, r))
+		return -1;
 	if (set_device_paths(set, &paths, &n))
 		return api_error(r, 400, "invalid_value", "interleave set '%s' "
 				 "has no devices", set);
@@ -156,6 +179,8 @@ static int do_adopt(const char *set, char uuid[37], uint64_t *log_size,
 	unsigned n;
 	int e;
 
+	if (set_devices_online(set, r))
+		return -1;
 	if (set_device_paths(set, &paths, &n))
 		return api_error(r, 400, "invalid_value", "interleave set '%s' "
 				 "has no devices", set);

@@ -19,6 +19,7 @@ for _ in $(seq 1 200); do curl -s $U >/dev/null && break; sleep 0.05; done
 code() { curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $1" $U; }
 [ "$(code first-token-0123456789)" = 200 ] || fail "first token"
 make_devices 2
+api POST /v1/interleave-sets '{"name":"set0","devices":["emul0","emul1"]}'; expect 201
 echo "second-token-0123456789" >"$T/token"
 kill -HUP $FAMFSD_PID
 rm "$T/dev1"
@@ -31,7 +32,9 @@ for _ in $(seq 1 100); do
 	[ "$(jq_get "$BODY" .state)" = missing ] && break; sleep 0.05
 done
 [ "$(jq_get "$BODY" .state)" = missing ] || fail "removed device: $BODY"
-pass "SIGHUP: new token, rediscovery"
+api POST /v1/filesystems '{"name":"fs0","set":"set0","log_size":"4MiB"}'
+expect 422 device_unusable
+pass "SIGHUP: new token, rediscovery; mkfs on a set with a missing device refused"
 echo "tcp: [broken" >"$T/famfsd.yaml"
 kill -HUP $FAMFSD_PID
 for _ in $(seq 1 100); do grep -q "keeping the running configuration" "$LOG" && break; sleep 0.05; done
