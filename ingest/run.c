@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -227,6 +228,27 @@ static int make_dirs(struct job *j)
 	return j->res->error;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* Map the target's pages in one call instead of one fault per 4 KiB page
+ * inside pread (measured: the faults, not the copy, cap a fresh mapping).
+ */
+static void populate(struct ingest_target *t)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	for (unsigned i = 0; i < t->map->nitems; i++) {
+		uintptr_t a = (uintptr_t)(t->dev_base[t->map->items[i].dev_index] +
+					  t->map->items[i].offset);
+		uintptr_t e = a + t->map->items[i].length;
+
+		a &= ~(page - 1);
+		madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+	}
+}
+
 /* Copy one file into its reserved map; returns 0 or -errno. */
 static int copy_into(struct job *j, int fd, struct ingest_target *t, uint64_t size,
 		     uint64_t *hash, const char *rel)
@@ -236,6 +258,8 @@ static int copy_into(struct job *j, int fd, struct ingest_target *t, uint64_t si
 	uint64_t off = 0;
 
 	XXH3_64bits_reset(st);
+	if (size >= FAMFS_UNIT_SIZE)
+		populate(t);
 	while (off < size) {
 		struct famfs_loc loc;
 		uint64_t n;
