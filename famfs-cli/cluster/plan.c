@@ -122,32 +122,45 @@ bool mount_on_host(const struct cluster *c, const char *name, size_t h)
 
 /* ---- building steps ------------------------------------------------------ */
 
-void conflict(struct planner *pl, size_t h, const char *fmt, ...)
+static void add_line(struct planner *pl, char ***v, size_t *n, size_t h,
+		     const char *fmt, va_list ap)
 {
-	struct plan *p = pl->p;
-	char *msg, *line, **v;
-	va_list ap;
-	int r;
+	char *msg, *line, **nv;
+	int r = vasprintf(&msg, fmt, ap);
 
-	va_start(ap, fmt);
-	r = vasprintf(&msg, fmt, ap);
-	va_end(ap);
 	if (r < 0) {
 		pl->err = -ENOMEM;
 		return;
 	}
 	r = asprintf(&line, "host %s: %s", pl->c->hosts[h].name, msg);
 	free(msg);
-	v = r < 0 ? NULL : realloc(p->conflicts, (p->nconflicts + 1) *
-				   sizeof(*v));
-	if (!v) {
+	nv = r < 0 ? NULL : realloc(*v, (*n + 1) * sizeof(*nv));
+	if (!nv) {
 		if (r >= 0)
 			free(line);
 		pl->err = -ENOMEM;
 		return;
 	}
-	p->conflicts = v;
-	p->conflicts[p->nconflicts++] = line;
+	*v = nv;
+	(*v)[(*n)++] = line;
+}
+
+void conflict(struct planner *pl, size_t h, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_line(pl, &pl->p->conflicts, &pl->p->nconflicts, h, fmt, ap);
+	va_end(ap);
+}
+
+void note(struct planner *pl, size_t h, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_line(pl, &pl->p->notes, &pl->p->nnotes, h, fmt, ap);
+	va_end(ap);
 }
 
 struct plan_step *step(struct planner *pl, enum plan_op op,
@@ -297,10 +310,14 @@ void plan_free(struct plan *p)
 		free(s->name);
 		free(s->detail);
 		free(s->error);
+		free(s->result);
 	}
 	for (size_t i = 0; i < p->nconflicts; i++)
 		free(p->conflicts[i]);
 	free(p->conflicts);
+	for (size_t i = 0; i < p->nnotes; i++)
+		free(p->notes[i]);
+	free(p->notes);
 	free(p->steps);
 	memset(p, 0, sizeof(*p));
 }

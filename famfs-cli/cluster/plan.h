@@ -56,6 +56,7 @@ struct plan_step {
 	size_t seq;           /* order found, for a stable sort */
 	enum step_status status;
 	char *error;          /* STEP_FAILED / STEP_SKIPPED: why */
+	char *result;         /* STEP_DONE: what famfsd made ("ingest job 7") */
 };
 
 struct plan {
@@ -64,6 +65,8 @@ struct plan {
 	char **conflicts;     /* "host node0: set set0: ..." */
 	size_t nconflicts;
 	size_t unmanaged;     /* resources on the hosts the file does not name */
+	char **notes;         /* not changes: e.g. an ingest job still running */
+	size_t nnotes;
 };
 
 struct plan_opts {

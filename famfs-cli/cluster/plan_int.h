@@ -29,6 +29,8 @@ bool mount_on_host(const struct cluster *c, const char *name, size_t h);
 
 void conflict(struct planner *pl, size_t h, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+void note(struct planner *pl, size_t h, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* A new step (NULL and pl->err set when out of memory). */
 struct plan_step *step(struct planner *pl, enum plan_op op,
 		       enum plan_kind kind, size_t h, const char *name,

@@ -216,7 +216,8 @@ void plan_sets(struct planner *pl, size_t h)
 		if (s->strips)
 			jint(body, "strips", s->strips);
 		st = step(pl, PLAN_CREATE, PK_SET, h, s->name, false,
-			  "(%zu devices, chunk %s, %s strips)", s->devices.n,
+			  "(%zu device%s, chunk %s, %s strips)", s->devices.n,
+			  s->devices.n == 1 ? "" : "s",
 			  s->chunk ? sz(s->chunk, b1) : "default",
 			  s->strips ? (snprintf(b2, 32, "%u", s->strips), b2) :
 			  "default");
@@ -400,8 +401,19 @@ void plan_datasets(struct planner *pl, size_t h)
 			continue;
 		for (j = 0; j < hs->njobs && !job_covers(&hs->jobs[j], ds); j++)
 			;
-		if (j < hs->njobs)
+		if (j < hs->njobs) {
+			const struct st_job *jb = &hs->jobs[j];
+
+			if (strcmp(jb->state, "succeeded"))
+				note(pl, h, "dataset %s: ingest job %ld is %s (%llu "
+				     "of %llu files, %llu of %llu bytes)", ds->name,
+				     jb->id, jb->state,
+				     (unsigned long long)jb->files_done,
+				     (unsigned long long)jb->files_total,
+				     (unsigned long long)jb->bytes_done,
+				     (unsigned long long)jb->bytes_total);
 			continue;
+		}
 		body = json_object_new_object();
 		params = json_object_new_object();
 		jstr(body, "kind", "ingest");

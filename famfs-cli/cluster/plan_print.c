@@ -39,6 +39,8 @@ void plan_print(const struct cluster *c, const struct plan *p, FILE *f)
 			"delete.\n", n[PLAN_CREATE], n[PLAN_UPDATE],
 			n[PLAN_DELETE]);
 	}
+	for (size_t i = 0; i < p->nnotes; i++)
+		fprintf(f, "Note: %s\n", p->notes[i]);
 	if (p->unmanaged)
 		fprintf(f, "Note: %zu resource%s on these hosts %s not in the "
 			"file; kept (--prune deletes them).\n", p->unmanaged,
@@ -75,6 +77,9 @@ json_object *plan_to_json(const struct cluster *c, const struct plan *p)
 		if (s->error)
 			json_object_object_add(j, "error",
 					       json_object_new_string(s->error));
+		if (s->result)
+			json_object_object_add(j, "result",
+					       json_object_new_string(s->result));
 		for (unsigned k = 0; k < s->ncalls; k++) {
 			json_object *cl = json_object_new_object();
 
@@ -104,6 +109,11 @@ json_object *plan_to_json(const struct cluster *c, const struct plan *p)
 			       json_object_new_int64((int64_t)p->unmanaged));
 	json_object_object_add(o, "steps", steps);
 	json_object_object_add(o, "conflicts", conflicts);
+	conflicts = json_object_new_array();
+	for (size_t i = 0; i < p->nnotes; i++)
+		json_object_array_add(conflicts,
+				      json_object_new_string(p->notes[i]));
+	json_object_object_add(o, "notes", conflicts);
 	json_object_object_add(o, "summary", summary);
 	return o;
 }

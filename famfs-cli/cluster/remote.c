@@ -121,22 +121,40 @@ void remote_close(struct remote *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* What a create made, for the report: the id of an ingest job. */
+static void note_result(struct plan_step *s, json_object *body)
+{
+	json_object *id;
+
+	if (s->kind != PK_DATASET || !body ||
+	    !json_object_object_get_ex(body, "id", &id))
+		return;
+	if (asprintf(&s->result, "ingest job %lld; follow it with 'famfs-cli "
+		     "job wait %lld'", (long long)json_object_get_int64(id),
+		     (long long)json_object_get_int64(id)) < 0)
+		s->result = NULL;
+}
+
 static int run_step(struct remote *r, struct plan_step *s)
 {
 	for (unsigned i = 0; i < s->ncalls; i++) {
 		struct plan_call *cl = &s->calls[i];
+		json_object *body = NULL;
 		char *err = NULL;
 		long status;
 		int rc = famfs_client_request(r->clients[s->host], cl->method,
-					      cl->path, cl->body, &status, NULL,
+					      cl->path, cl->body, &status, &body,
 					      &err);
 		if (rc) {
 			if (asprintf(&s->error, "%s %s: %s", cl->method,
 				     cl->path, err ? err : "failed") < 0)
 				s->error = NULL;
 			free(err);
+			json_object_put(body);
 			return -1;
 		}
+		note_result(s, body);
+		json_object_put(body);
 	}
 	return 0;
 }
@@ -169,9 +187,11 @@ int remote_apply(struct remote *r, struct plan *p, FILE *log)
 		}
 		s->status = STEP_DONE;
 		if (log)
-			fprintf(log, "  done:    %s %s %s on %s\n",
+			fprintf(log, "  done:    %s %s %s on %s%s%s%s\n",
 				plan_op_name(s->op), plan_kind_name(s->kind),
-				s->name, host);
+				s->name, host, s->result ? " (" : "",
+				s->result ? s->result : "",
+				s->result ? ")" : "");
 	}
 	return rc;
 }

@@ -168,6 +168,10 @@ static int parse_jobs(struct host_state *s, json_object *arr)
 		j->filesystem = str(params, "filesystem");
 		j->source = str(params, "source");
 		j->dest = str(params, "dest");
+		j->bytes_done = u64(obj(o, "progress"), "bytes_done");
+		j->bytes_total = u64(obj(o, "progress"), "bytes_total");
+		j->files_done = u64(obj(o, "progress"), "files_done");
+		j->files_total = u64(obj(o, "progress"), "files_total");
 	}
 	return 0;
 }

@@ -43,6 +43,7 @@ struct st_mount {
 struct st_job {
 	long id;
 	const char *kind, *state, *filesystem, *source, *dest;
+	uint64_t bytes_done, bytes_total, files_done, files_total;
 };
 
 struct st_policy {

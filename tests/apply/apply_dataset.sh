@@ -1,0 +1,83 @@
+#!/bin/bash
+# apply_dataset: datasets start real ingest jobs on the filesystem's
+# master (famfsd's ingest runner). Apply starts the job and names it; once
+# it succeeded the files are there and a second apply is a no-op; a new
+# dataset plans only itself; a bad source fails that step with famfsd's
+# reason; an interleave policy other than the defaults is a conflict.
+source "$(dirname "$0")/lib.sh"
+start_host h0
+api h0 POST /v1/jobs '{"kind":"ingest","params":{}}'
+[ "$STATUS" = 501 ] && { echo "skip: famfsd has no ingest runner"; exit 77; }
+F=$T/cluster.yaml
+mkdir -p "$T/src/sub" "$T/src2"
+echo hello >"$T/src/a.txt"
+head -c 3000000 /dev/urandom >"$T/src/sub/b.bin"
+echo two >"$T/src2/two.txt"
+
+write_file() { # extra dataset lines...
+	cat >"$F" <<EOT
+apiVersion: famfs.io/v1alpha1
+kind: Cluster
+metadata: {name: data}
+hosts:
+  - {name: h0, endpoint: $T/h0/sock, role: master}
+devices:
+  - {name: e0, emul: {path: $T/e0, size: 32MiB}}
+sets:
+  - {name: s0, devices: [e0]}
+filesystems:
+  - {name: fs0, set: s0, master: h0, logSize: 4MiB}
+datasets:
+  - {name: ds, source: $T/src, filesystem: fs0, verify: true}
+EOT
+	for l in "$@"; do echo "  - $l" >>"$F"; done
+}
+
+# wait_jobs: until no job is queued or running (famfsd runs them).
+wait_jobs() {
+	for _ in $(seq 1 600); do
+		get h0 /v1/jobs | python3 -c '
+import json, sys
+sys.exit(any(j["state"] in ("queued", "running") for j in json.load(sys.stdin)["items"]))' && return 0
+		sleep 0.1
+	done
+	fail "ingest jobs did not finish: $(get h0 /v1/jobs)"
+}
+
+write_file
+run_cli 0 apply "$F"
+grep -q "^  done:    create dataset ds on h0 (ingest job [0-9]*; follow it with 'famfs-cli job wait [0-9]*')$" <<<"$OUT" \
+	|| fail "dataset step: $OUT"
+wait_jobs
+[ "$(field h0 /v1/jobs items.0.state)" = succeeded ] || fail "ingest job: $(get h0 /v1/jobs)"
+[ "$(field h0 /v1/files/fs0/ds/sub/b.bin size)" = 3000000 ] || fail "ingested file: $(get h0 /v1/files/fs0)"
+pass "apply starts the dataset's ingest job on the master; the files arrive"
+
+before=$(snapshot h0)
+run_cli 0 apply "$F"
+grep -q "^No changes" <<<"$OUT" || fail "second apply: $OUT"
+[ "$before" = "$(snapshot h0)" ] || fail "no-op apply changed the state"
+pass "an ingested dataset is not ingested again"
+
+write_file "{name: two, source: $T/src2, destination: /more/two, filesystem: fs0}"
+run_cli 2 diff "$F"
+[ "$(grep -c '^  [+~-] ' <<<"$OUT")" = 1 ] || fail "plan for a new dataset: $OUT"
+grep -q "+ create dataset two on h0 (ingest $T/src2 -> fs0:/more/two)" <<<"$OUT" || fail "plan: $OUT"
+run_cli 0 apply "$F"
+wait_jobs
+[ "$(field h0 /v1/files/fs0/more/two/two.txt size)" = 4 ] || fail "second dataset: $(get h0 /v1/files/fs0)"
+pass "a new dataset plans and ingests only itself"
+
+write_file "{name: two, source: $T/src2, destination: /more/two, filesystem: fs0}" \
+	"{name: bad, source: $T/missing, filesystem: fs0}"
+run_cli 1 apply "$F"
+grep -q "^  FAILED   create dataset bad on h0: POST /v1/jobs: .*$T/missing" <<<"$OUT" || fail "bad source: $OUT"
+pass "a dataset whose source is missing fails with famfsd's reason"
+
+write_file "{name: striped, source: $T/src2, filesystem: fs0, interleave: {strips: 3}}"
+before=$(snapshot h0)
+run_cli 1 apply "$F"
+grep -q "conflict: host h0: dataset striped asks for 3 strips, but famfsd's ingest uses the policy default" <<<"$OUT" \
+	|| fail "interleave conflict: $OUT"
+[ "$before" = "$(snapshot h0)" ] || fail "a refused apply changed the state"
+pass "a per-dataset interleave other than the defaults is a conflict"
