@@ -58,8 +58,8 @@ struct ydoc {
 
 /*
  * ydoc_load() - parse @file into a new document (*@out, freed with
- * ydoc_free()). Returns 0, or -1 with a "LINE:COL: message" in @err (the
- * position is 0:0 when unknown) for a syntax error, an I/O error, several
+ * ydoc_free()). Returns 0, or -1 with a message in @err and its position
+ * in @err_mark (0:0 when unknown) for a syntax error, an I/O error, several
  * documents, an unknown tag, an undefined alias, too deep nesting or too
  * large an alias expansion.
  */

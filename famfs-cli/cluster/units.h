@@ -16,7 +16,8 @@
  */
 int parse_size(const char *s, uint64_t *out);
 
-/* "2 MiB", "1.5 GiB", "4096 B": for messages and plans. */
+/* "2 MiB", "1536 MiB", "4097 B": the largest binary unit that divides
+ * @v exactly, for messages and plans. Returns @buf. */
 const char *format_size(uint64_t v, char *buf, unsigned len);
 
 #endif

@@ -52,6 +52,11 @@ $got"
 c2_before=$(snapshot c2)
 pass "plan: master's mkfs before the client adopts and mounts"
 
+before=$(snapshot m0 c1 c2)
+run_cli 0 apply --dry-run "$F"
+[ "$before" = "$(snapshot m0 c1 c2)" ] || fail "--dry-run changed a host"
+pass "--dry-run leaves every famfsd exactly as it was"
+
 if have_fused; then
 	run_cli 0 apply "$F"
 	grep -q "Apply complete: 10 created" <<<"$OUT" || fail "apply: $OUT"
@@ -99,11 +104,13 @@ pass "adding a client plans its adoption only"
 
 # A host that cannot be reached: named; the others are still applied.
 kill -TERM "${PIDS[c2]}"; wait "${PIDS[c2]}" 2>/dev/null; unset 'PIDS[c2]'
-m0_before=$(snapshot m0)
+sed -i "s#^devices:#devices:\n  - {name: extra, emul: {path: $T/extra, size: 8MiB}}#" "$F"
 run_cli 1 apply "$F"
 grep -q "famfs-cli apply: host c2: unix:$T/c2/sock: GET /v1/host: " <<<"$OUT" || fail "unreachable message: $OUT"
 grep -q "^  skipped  create filesystem shared on c2: host c2 cannot be reached$" <<<"$OUT" \
 	|| fail "skipped steps: $OUT"
+grep -q "^  done     create device extra on m0$" <<<"$OUT" || fail "applied elsewhere: $OUT"
+[ "$(field m0 /v1/devices/extra size)" = 8388608 ] || fail "extra device not on m0"
 run_cli 1 diff "$F"
 pass "an unreachable host is named, its steps skipped and reported"
 start_host c2
