@@ -10,6 +10,7 @@
  *                                 create PATH (4 MiB) holding pattern SEED
  *   write-mmap|write-io FILE SEED fill FILE with pattern SEED
  *   verify-read|verify-mmap FILE SEED
+ *   rw-cross FILE SEED            odd-sized I/O across chunk boundaries
  *   pmd FILE                      a 2 MiB (PMD) DAX fault really happens
  *   mapinfo FILE                  the kernel's map size does not grow
  *   badmaps MOUNTPOINT            bad maps from user space get -EINVAL
@@ -203,6 +204,57 @@ static int verify_mmap(const char *path, unsigned seed)
 	munmap(p, size);
 	close(fd);
 	return report_check(path, "mmap", bad, size, seed);
+}
+
+/*
+ * write() and read() at odd offsets and lengths across chunk (strip)
+ * boundaries: each call spans several iomap_begin mappings. The range
+ * gets pattern @seed + 100, is checked through mmap and read(), and is
+ * then given back pattern @seed, so the file is as before.
+ */
+static int rw_cross(const char *path, unsigned seed)
+{
+	static uint8_t buf[3 * MiB];
+	const uint64_t at[] = { 2 * MiB - 100, 4 * MiB - 4097, 6 * MiB + 1 };
+	uint64_t size, bad = UINT64_MAX;
+	uint8_t *p;
+	int fd = open_size(path, O_RDWR, &size);
+
+	if (fd < 0)
+		return fail("open", path);
+	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return fail("mmap", path);
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		uint64_t off = at[i], len = sizeof(buf) - 12345 * i;
+
+		if (off + len > size)
+			len = size - off;
+		pattern_fill(seed + 100, off, buf, len);
+		if (pwrite(fd, buf, len, (off_t)off) != (ssize_t)len)
+			return fail("pwrite", path);
+		bad = pattern_check(seed + 100, off, p + off, len);
+		memset(buf, 0, len);
+		if (bad == UINT64_MAX &&
+		    pread(fd, buf, len, (off_t)off) != (ssize_t)len)
+			return fail("pread", path);
+		if (bad == UINT64_MAX)
+			bad = pattern_check(seed + 100, off, buf, len);
+		if (bad != UINT64_MAX)
+			break;
+		printf("%s: %" PRIu64 " bytes at %" PRIu64 " across chunks: "
+		       "write(), mmap and read() agree\n", path, len, off);
+		pattern_fill(seed, off, buf, len);
+		if (pwrite(fd, buf, len, (off_t)off) != (ssize_t)len)
+			return fail("pwrite", path);
+	}
+	munmap(p, size);
+	close(fd);
+	if (bad != UINT64_MAX) {
+		fprintf(stderr, "%s: mismatch at %" PRIu64 "\n", path, bad);
+		return 1;
+	}
+	return 0;
 }
 
 /* ---- PMD faults ---------------------------------------------------------- */
@@ -649,6 +701,8 @@ int main(int argc, char **argv)
 		return verify_read(argv[2], seed_arg(argv[3]));
 	if (argc == 4 && !strcmp(cmd, "verify-mmap"))
 		return verify_mmap(argv[2], seed_arg(argv[3]));
+	if (argc == 4 && !strcmp(cmd, "rw-cross"))
+		return rw_cross(argv[2], seed_arg(argv[3]));
 	if (argc == 3 && !strcmp(cmd, "pmd"))
 		return pmd_fault(argv[2]);
 	if (argc == 3 && !strcmp(cmd, "mapinfo"))
@@ -658,7 +712,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(cmd, "expect-rofs"))
 		return expect_rofs(argv[2]);
 	fprintf(stderr, "usage: famfs-vmcheck mkfs|populate|live|write-mmap|"
-		"write-io|verify-read|verify-mmap|pmd|mapinfo|badmaps|"
+		"write-io|verify-read|verify-mmap|rw-cross|pmd|mapinfo|badmaps|"
 		"expect-rofs ARGS (see the source)\n");
 	return 2;
 }

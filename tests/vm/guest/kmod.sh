@@ -44,6 +44,10 @@ verify_all() {
 	famfs-vmcheck verify-mmap $SMALL 3
 }
 
+cross_chunks() {
+	famfs-vmcheck rw-cross $IL 1
+	famfs-vmcheck verify-read $IL 1
+}
 pmd_fault() { famfs-vmcheck pmd $IL; }
 map_size() {
 	famfs-vmcheck mapinfo $IL
@@ -140,6 +144,7 @@ check populate do_populate
 check mount do_mount
 check write_patterns write_patterns
 check readback verify_all
+check cross_chunks cross_chunks
 check pmd_fault pmd_fault
 check map_size map_size
 check bad_maps bad_maps
