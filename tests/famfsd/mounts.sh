@@ -64,7 +64,7 @@ done
 [ "$(jq_get "$BODY" .pid)" != "$pid" ] || fail "same pid after restart"
 api GET /v1/events
 echo "$BODY" | grep -q "restarting in" || fail "no restart event"
-pass "crashed FUSE server restarted ($(jq_get "$(curl -s --unix-socket "$SOCK" http://famfsd/v1/mounts/c)" .last_error))"
+pass "crashed FUSE server restarted (pid $pid -> $(jq_get "$BODY" .pid))"
 
 curl -s --unix-socket "$SOCK" http://famfsd/metrics | grep -q 'famfs_mount_state{mount="c",fs="fs0",role="client",state="mounted"} 1' \
 	|| fail "mount state metric"
