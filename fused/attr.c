@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Attributes of committed nodes, read under the namespace read lock. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fused.h"
+
+void fused_attr_to_stat(const struct famfs_attr *a, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = a->ino;
+	st->st_mode = a->mode;
+	st->st_nlink = a->nlink ? a->nlink : 1;
+	st->st_uid = a->uid;
+	st->st_gid = a->gid;
+	st->st_size = (off_t)a->size;
+	/* du counts what the map holds: that is what df sees as used */
+	st->st_blocks = (blkcnt_t)((a->alloc_bytes + 511) / 512);
+	st->st_blksize = FAMFS_UNIT_SIZE;
+	st->st_mtim.tv_sec = (time_t)(a->mtime_ns / 1000000000ULL);
+	st->st_mtim.tv_nsec = (long)(a->mtime_ns % 1000000000ULL);
+	st->st_ctim.tv_sec = (time_t)(a->ctime_ns / 1000000000ULL);
+	st->st_ctim.tv_nsec = (long)(a->ctime_ns % 1000000000ULL);
+	st->st_atim = st->st_mtim;
+}
+
+int fused_node_stat(uint64_t ino, struct stat *st)
+{
+	struct famfs_node *n;
+	struct famfs_attr a;
+
+	famfs_fs_rdlock(fused.fs);
+	n = famfs_node_by_ino(fused.fs, ino);
+	if (n)
+		famfs_node_attr(n, &a);
+	famfs_fs_unlock(fused.fs);
+	if (!n)
+		return -ENOENT;
+	fused_attr_to_stat(&a, st);
+	return 0;
+}
+
+int fused_lookup_committed(uint64_t parent, const char *name,
+			   struct fuse_entry_param *e)
+{
+	struct famfs_node *dir, *n = NULL;
+	struct famfs_attr a;
+	int r = 0;
+
+	famfs_fs_rdlock(fused.fs);
+	dir = famfs_node_by_ino(fused.fs, parent);
+	if (!dir)
+		r = -ENOENT;
+	else if (!famfs_node_is_dir(dir))
+		r = -ENOTDIR;
+	else if (!(n = famfs_lookup_child(fused.fs, dir, name)))
+		r = -ENOENT;
+	else
+		famfs_node_attr(n, &a);
+	famfs_fs_unlock(fused.fs);
+	if (r)
+		return r;
+	memset(e, 0, sizeof(*e));
+	e->ino = a.ino;
+	e->attr_timeout = fused.entry_timeout;
+	e->entry_timeout = fused.entry_timeout;
+	fused_attr_to_stat(&a, &e->attr);
+	return 0;
+}
+
+int fused_child_path(uint64_t parent, const char *name, char *buf, size_t len)
+{
+	struct famfs_node *dir;
+	int n = -ENOENT;
+
+	famfs_fs_rdlock(fused.fs);
+	dir = famfs_node_by_ino(fused.fs, parent);
+	if (dir)
+		n = famfs_node_path(dir, buf, len);
+	famfs_fs_unlock(fused.fs);
+	if (n < 0)
+		return n;
+	if (strlen(name) > FAMFS_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (snprintf(buf + n, len - (size_t)n, "%s%s", n == 1 ? "" : "/", name) >=
+	    (int)(len - (size_t)n))
+		return -ENAMETOOLONG;
+	return (int)strlen(buf) > FAMFS_PATH_MAX ? -ENAMETOOLONG : 0;
+}
+
+struct famfs_node *fused_hold_node(uint64_t ino)
+{
+	struct famfs_node *n;
+
+	pthread_mutex_lock(&fused.ns_mu);
+	famfs_fs_rdlock(fused.fs);
+	n = famfs_node_by_ino(fused.fs, ino);
+	if (n && famfs_node_is_dir(n))
+		n = NULL;
+	famfs_fs_unlock(fused.fs);
+	if (n)
+		famfs_node_hold(fused.fs, n);
+	pthread_mutex_unlock(&fused.ns_mu);
+	return n;
+}
+
+void fused_release_node(struct famfs_node *n)
+{
+	pthread_mutex_lock(&fused.ns_mu);
+	famfs_node_release(fused.fs, n);
+	pthread_mutex_unlock(&fused.ns_mu);
+}

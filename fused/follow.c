@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Two helper threads. The follower (clients only) polls famfs_replay()
+ * every few milliseconds; libfamfs calls on_change() for each entry it
+ * applies, under its write lock, so that only queues a notice. The
+ * notifier sends the queued notices to the kernel (inval_entry,
+ * notify_delete, inval_inode), outside every lock, so that a new file,
+ * directory or delete shows up without anyone running a command. At start
+ * the notifier also waits for the mount to answer, raises its readahead
+ * and says "ready".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fused.h"
+
+enum notice_kind { N_ENTRY, N_DELETE, N_INODE };
+
+struct notice {
+	struct notice *next;
+	enum notice_kind kind;
+	uint64_t parent, child;
+	char name[];
+};
+
+static void queue(enum notice_kind kind, uint64_t parent, uint64_t child,
+		  const char *name)
+{
+	size_t len = name ? strlen(name) : 0;
+	struct notice *n = malloc(sizeof(*n) + len + 1);
+
+	if (!n)
+		return; /* the entry timeout is the safety net */
+	n->next = NULL;
+	n->kind = kind;
+	n->parent = parent;
+	n->child = child;
+	memcpy(n->name, name ? name : "", len + 1);
+	pthread_mutex_lock(&fused.q_mu);
+	if (fused.q_tail)
+		fused.q_tail->next = n;
+	else
+		fused.q_head = n;
+	fused.q_tail = n;
+	pthread_cond_signal(&fused.q_cv);
+	pthread_mutex_unlock(&fused.q_mu);
+}
+
+void fused_notify_entry(uint64_t parent, const char *name)
+{
+	queue(N_ENTRY, parent, 0, name);
+}
+
+void fused_notify_delete(uint64_t parent, uint64_t child, const char *name)
+{
+	queue(N_DELETE, parent, child, name);
+}
+
+void fused_notify_inode(uint64_t ino)
+{
+	queue(N_INODE, ino, 0, NULL);
+}
+
+/* Runs under libfamfs's write lock: look at the arguments, queue, return. */
+static void on_change(void *arg, const struct famfs_entry_hdr *h,
+		      struct famfs_node *node, struct famfs_node *parent,
+		      const char *name)
+{
+	struct famfs_attr pa;
+
+	(void)arg;
+	(void)node;
+	if (!parent || !name)
+		return;
+	famfs_node_attr(parent, &pa);
+	if (h->type == FAMFS_ENTRY_DELETE) {
+		const struct famfs_entry_delete *d = (const void *)(h + 1);
+
+		fused_notify_delete(pa.ino, FAMFS_ROOT_INO + d->target_seq, name);
+	} else {
+		fused_notify_entry(pa.ino, name);
+	}
+	fused_notify_inode(pa.ino);
+}
+
+static void send_notice(const struct notice *n)
+{
+	struct fuse_session *se = fused.se;
+	size_t len = strlen(n->name);
+	int r = 0;
+
+	switch (n->kind) {
+	case N_ENTRY:
+		r = fuse_lowlevel_notify_inval_entry(se, n->parent, n->name, len);
+		break;
+	case N_DELETE:
+		r = fuse_lowlevel_notify_delete(se, n->parent, n->child, n->name,
+						len);
+		if (r)  /* not the inode the kernel knows: drop the name */
+			r = fuse_lowlevel_notify_inval_entry(se, n->parent,
+							     n->name, len);
+		break;
+	case N_INODE:
+		r = fuse_lowlevel_notify_inval_inode(se, n->parent, -1, 0);
+		break;
+	}
+	(void)r; /* -ENOENT: the kernel has nothing cached, nothing to drop */
+}
+
+/* Wait until the mount answers, tune its readahead, and say so. */
+static void announce_ready(void)
+{
+	char path[128], val[32];
+	struct stat st;
+	int fd;
+
+	if (stat(fused.o.mountpoint, &st) != 0) {
+		fused_log("%s: the mount does not answer: %m", fused.o.mountpoint);
+		return;
+	}
+	if (fused.o.read_ahead_kb) {
+		snprintf(path, sizeof(path), "/sys/class/bdi/%u:%u/read_ahead_kb",
+			 major(st.st_dev), minor(st.st_dev));
+		snprintf(val, sizeof(val), "%u\n", fused.o.read_ahead_kb);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, val, strlen(val)) < 0)
+			fused_log("cannot set %s to %u (%m): reads use the kernel's "
+				  "default readahead", path, fused.o.read_ahead_kb);
+		if (fd >= 0)
+			close(fd);
+	}
+	printf("famfs-fused: ready: %s mount of %s at %s (%u devices, bdi %u:%u)\n",
+	       fused.o.client ? "client" : "master", fused.o.devs[0],
+	       fused.o.mountpoint, famfs_fs_ndevices(fused.fs), major(st.st_dev),
+	       minor(st.st_dev));
+	fflush(stdout);
+	if (fused.o.ready_fd >= 0) {
+		if (write(fused.o.ready_fd, "READY=1\n", 8) < 0)
+			fused_log("ready fd %d: %m", fused.o.ready_fd);
+		close(fused.o.ready_fd);
+	}
+}
+
+static void *notifier(void *arg)
+{
+	(void)arg;
+	announce_ready();
+	pthread_mutex_lock(&fused.q_mu);
+	for (;;) {
+		while (!fused.q_head && !fused.stopping)
+			pthread_cond_wait(&fused.q_cv, &fused.q_mu);
+		if (!fused.q_head)
+			break;
+		struct notice *n = fused.q_head;
+
+		fused.q_head = n->next;
+		if (!fused.q_head)
+			fused.q_tail = NULL;
+		pthread_mutex_unlock(&fused.q_mu);
+		if (!fused.stopping)
+			send_notice(n);
+		free(n);
+		pthread_mutex_lock(&fused.q_mu);
+	}
+	pthread_mutex_unlock(&fused.q_mu);
+	return NULL;
+}
+
+/* Say once what is wrong at the log's tail; replay keeps what is valid. */
+static void report_log(void)
+{
+	struct famfs_log_status ls;
+
+	famfs_log_status(fused.fs, &ls);
+	if (ls.tail_state == FAMFS_TAIL_TORN &&
+	    strcmp(ls.tail_reason, fused.last_tail_reason)) {
+		fused_log("log: stopped at a bad entry (%s); serving the %llu "
+			  "valid entries, will apply more once it is valid",
+			  ls.tail_reason, (unsigned long long)ls.entries);
+		snprintf(fused.last_tail_reason, sizeof(fused.last_tail_reason),
+			 "%s", ls.tail_reason);
+	} else if (ls.tail_state == FAMFS_TAIL_CLEAN) {
+		fused.last_tail_reason[0] = '\0';
+	}
+	if (ls.skipped != fused.last_skipped) {
+		fused_log("log: %llu entries could not be applied; last: %s",
+			  (unsigned long long)ls.skipped, ls.skip_reason);
+		fused.last_skipped = ls.skipped;
+	}
+}
+
+static void *follower(void *arg)
+{
+	struct timespec ts = { 0, (long)fused.o.poll_ms * 1000000L };
+	struct famfs_err e = { 0 };
+
+	(void)arg;
+	report_log();
+	while (!fused.stopping) {
+		int n;
+
+		pthread_mutex_lock(&fused.ns_mu);
+		n = famfs_replay(fused.fs, &e);
+		pthread_mutex_unlock(&fused.ns_mu);
+		if (n < 0)
+			fused_log("replay: %s", e.msg);
+		report_log();
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+int fused_threads_start(void)
+{
+	sigset_t all, old;
+	int r;
+
+	if (fused.o.client)
+		famfs_set_change_cb(fused.fs, on_change, NULL);
+	/* signals belong to libfuse's handlers in the session threads */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	r = pthread_create(&fused.notify_thr, NULL, notifier, NULL);
+	if (!r && fused.o.client) {
+		r = pthread_create(&fused.follow_thr, NULL, follower, NULL);
+		if (r) {
+			fused.stopping = true;
+			pthread_cond_broadcast(&fused.q_cv);
+			pthread_join(fused.notify_thr, NULL);
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!r)
+		fused.threads_started = true;
+	return -r;
+}
+
+void fused_threads_stop(void)
+{
+	if (!fused.threads_started)
+		return;
+	pthread_mutex_lock(&fused.q_mu);
+	fused.stopping = true;
+	pthread_cond_broadcast(&fused.q_cv);
+	pthread_mutex_unlock(&fused.q_mu);
+	if (fused.o.client)
+		pthread_join(fused.follow_thr, NULL);
+	pthread_join(fused.notify_thr, NULL);
+	if (fused.o.client)
+		famfs_set_change_cb(fused.fs, NULL, NULL);
+	fused.threads_started = false;
+}

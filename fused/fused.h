@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * famfs-fused internals. One process serves one mount, so the state is one
+ * global (struct fused fused), shared by the request handlers
+ * (ops_read.c, ops_write.c), the master's uncommitted files (pending*.c)
+ * and the client's log follower (follow.c). docs/fuse.md has the design.
+ */
+#ifndef FAMFS_FUSED_H
+#define FAMFS_FUSED_H
+
+#define FUSE_USE_VERSION 34
+#include <fuse_lowlevel.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "famfs.h"
+
+/* Provisional inode numbers of files the master has created but not yet
+ * committed; lib inode numbers (1 + seq) never reach this bit.
+ */
+#define FUSED_PENDING_INO (1ULL << 62)
+
+struct pfile;
+
+struct fused_opts {
+	bool client;
+	bool allow_other;
+	bool direct_io;           /* client reads bypass the page cache */
+	bool debug;
+	bool force;               /* master: take over from another host */
+	unsigned poll_ms;         /* client: log poll interval */
+	unsigned read_ahead_kb;   /* 0: leave the mount's bdi alone */
+	int ready_fd;             /* -1, or where to write READY=1 */
+	const char *host_name;
+	const char *devs[FAMFS_MAX_DEVICES]; /* absolute paths, as given */
+	unsigned ndev;
+	const char *mountpoint;
+};
+
+struct notice;
+
+struct fused {
+	struct fused_opts o;
+	struct famfs_fs *fs;
+	struct fuse_session *se;
+	double entry_timeout;
+
+	/* "find a node and hold it" must not race with replay or unlink,
+	 * which free unheld nodes (the library has no atomic lookup+hold).
+	 */
+	pthread_mutex_t ns_mu;
+
+	/* the master's uncommitted files (pending.c) */
+	pthread_mutex_t pend_mu;
+	struct pfile *pend_live;         /* uncommitted, reachable by name */
+	struct pfile *pend_ino[1024];    /* every record, by provisional ino */
+	uint64_t pend_next;
+
+	/* kernel notices, sent by the notifier thread (follow.c) */
+	pthread_mutex_t q_mu;
+	pthread_cond_t q_cv;
+	struct notice *q_head, *q_tail;
+	pthread_t notify_thr, follow_thr;
+	bool threads_started;
+	volatile bool stopping;
+	char last_tail_reason[160];      /* the torn tail reported last */
+	uint64_t last_skipped;
+};
+
+extern struct fused fused;
+
+/* An open file (fi->fh): a held committed node, or an uncommitted file. */
+struct ofile {
+	struct famfs_node *node;
+	struct pfile *pf;
+	uint64_t ino;
+};
+
+/* main.c */
+void fused_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* attr.c: committed nodes, each under the fs read lock */
+void fused_attr_to_stat(const struct famfs_attr *a, struct stat *st);
+int fused_node_stat(uint64_t ino, struct stat *st);
+int fused_lookup_committed(uint64_t parent, const char *name,
+			   struct fuse_entry_param *e);
+/* "/dir/path/name" of @name in directory @parent. */
+int fused_child_path(uint64_t parent, const char *name, char *buf, size_t len);
+/* Find committed file @ino and hold it (NULL: gone, or a directory). */
+struct famfs_node *fused_hold_node(uint64_t ino);
+void fused_release_node(struct famfs_node *n);
+
+/* mapjson.c: the JSON behind the user.famfs.* xattrs (malloc'ed) */
+char *fused_map_json(const char *path, uint64_t size, uint64_t alloc_bytes,
+		     const struct famfs_fmap *m, bool committed);
+char *fused_devices_json(void);
+
+/* ops_read.c, ops_write.c: fill the handler table */
+void fused_ops_read(struct fuse_lowlevel_ops *ops);
+void fused_ops_write(struct fuse_lowlevel_ops *ops);
+/* Serve a read of committed node @n from the device mapping. */
+void fused_read_committed(fuse_req_t req, struct famfs_node *n, size_t len,
+			  uint64_t off);
+
+/* follow.c: the notifier (both mounts) and the follower (clients) */
+int fused_threads_start(void);
+void fused_threads_stop(void);
+/* Queue a kernel notice; the notifier sends it outside every lock. */
+void fused_notify_entry(uint64_t parent, const char *name);
+void fused_notify_delete(uint64_t parent, uint64_t child, const char *name);
+void fused_notify_inode(uint64_t ino);
+
+#endif /* FAMFS_FUSED_H */

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Operations that change the filesystem: the master's. A client mount is
+ * mounted read-only (the kernel answers most of these with EROFS itself)
+ * and every handler here refuses with EROFS as well.
+ *
+ * Files created here are pending (pending.c) until their first close
+ * commits them. A committed file has a fixed size and map: writes inside
+ * the size go to the device in place, anything that would change the
+ * size, mode, owner or times fails (EFBIG to grow, EPERM otherwise),
+ * because the log has no entry that could tell the clients.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pending.h"
+
+static bool refuse_client(fuse_req_t req)
+{
+	if (!fused.o.client)
+		return false;
+	fuse_reply_err(req, EROFS);
+	return true;
+}
+
+static bool is_pending(uint64_t ino)
+{
+	return ino & FUSED_PENDING_INO;
+}
+
+static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      mode_t mode, struct fuse_file_info *fi)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct fuse_entry_param e;
+	struct ofile *of;
+	int r;
+
+	if (refuse_client(req))
+		return;
+	if (!S_ISREG(mode)) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	of = calloc(1, sizeof(*of));
+	if (!of) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	r = pend_create(parent, name, mode, ctx->uid, ctx->gid, true, &of->pf, &e);
+	if (r) {
+		free(of);
+		fuse_reply_err(req, -r);
+		return;
+	}
+	of->ino = e.ino;
+	fi->fh = (uintptr_t)of;
+	if (fuse_reply_create(req, &e, fi) == -ENOENT) {
+		/* the creator was interrupted: nobody will close this */
+		pend_release(of->pf);
+		free(of);
+	}
+}
+
+static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+		     mode_t mode, dev_t rdev)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct fuse_entry_param e;
+	int r;
+
+	(void)rdev;
+	if (refuse_client(req))
+		return;
+	if (!S_ISREG(mode)) {
+		fuse_reply_err(req, EPERM); /* famfs holds files and directories */
+		return;
+	}
+	r = pend_create(parent, name, mode, ctx->uid, ctx->gid, false, NULL, &e);
+	if (r)
+		fuse_reply_err(req, -r);
+	else
+		fuse_reply_entry(req, &e);
+}
+
+/* In-place write to committed node @n, limited to its size. */
+static void write_committed(fuse_req_t req, struct famfs_node *n,
+			    const char *buf, size_t size, uint64_t off)
+{
+	const struct famfs_fmap *m = famfs_node_map(n);
+	struct famfs_attr a;
+	int64_t w;
+
+	famfs_node_attr(n, &a);
+	if (off >= a.size || !m) {
+		fuse_reply_err(req, size ? EFBIG : 0);
+		return;
+	}
+	if (size > a.size - off)
+		size = (size_t)(a.size - off); /* short write; the next is EFBIG */
+	w = famfs_write_map(fused.fs, m, off, buf, size);
+	if (w < 0)
+		fuse_reply_err(req, (int)-w);
+	else
+		fuse_reply_write(req, (size_t)w);
+}
+
+static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
+		     size_t size, off_t off, struct fuse_file_info *fi)
+{
+	struct ofile *of = (void *)(uintptr_t)fi->fh;
+	uint64_t cino;
+	int64_t w;
+
+	(void)ino;
+	if (refuse_client(req))
+		return;
+	if (of->node) {
+		write_committed(req, of->node, buf, size, (uint64_t)off);
+		return;
+	}
+	cino = pend_committed_ino(of->pf);
+	if (cino) {
+		struct famfs_node *n = fused_hold_node(cino);
+
+		if (!n) {
+			fuse_reply_err(req, ENOENT);
+			return;
+		}
+		write_committed(req, n, buf, size, (uint64_t)off);
+		fused_release_node(n);
+		return;
+	}
+	w = pend_write(of->pf, buf, size, (uint64_t)off);
+	if (w < 0)
+		fuse_reply_err(req, (int)-w);
+	else
+		fuse_reply_write(req, (size_t)w);
+}
+
+/* A committed file accepts a setattr only when it changes nothing. */
+static int setattr_committed(uint64_t ino, const struct stat *st, int to_set)
+{
+	struct stat cur;
+	int r = fused_node_stat(ino, &cur);
+
+	if (r)
+		return r;
+	if ((to_set & FUSE_SET_ATTR_SIZE) && st->st_size != cur.st_size)
+		return st->st_size > cur.st_size ? -EFBIG : -EPERM;
+	if ((to_set & FUSE_SET_ATTR_MODE) &&
+	    (st->st_mode & 07777) != (cur.st_mode & 07777))
+		return -EPERM;
+	if ((to_set & FUSE_SET_ATTR_UID) && st->st_uid != cur.st_uid)
+		return -EPERM;
+	if ((to_set & FUSE_SET_ATTR_GID) && st->st_gid != cur.st_gid)
+		return -EPERM;
+	if (to_set & FUSE_SET_ATTR_MTIME_NOW)
+		return -EPERM;
+	if ((to_set & FUSE_SET_ATTR_MTIME) &&
+	    (st->st_mtim.tv_sec != cur.st_mtim.tv_sec ||
+	     st->st_mtim.tv_nsec != cur.st_mtim.tv_nsec))
+		return -EPERM;
+	return 0; /* atime is not kept: nothing to change */
+}
+
+static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+		       int to_set, struct fuse_file_info *fi)
+{
+	struct stat out;
+	uint64_t cino = ino;
+	int r = 0;
+
+	(void)fi;
+	if (refuse_client(req))
+		return;
+	if (is_pending(ino)) {
+		r = pend_setattr(ino, attr, to_set, &out, &cino);
+		if (r || !cino) {
+			if (r)
+				fuse_reply_err(req, -r);
+			else
+				fuse_reply_attr(req, &out, fused.entry_timeout);
+			return;
+		}
+	}
+	r = setattr_committed(cino, attr, to_set);
+	if (!r)
+		r = fused_node_stat(cino, &out);
+	if (r) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	out.st_ino = ino;
+	fuse_reply_attr(req, &out, fused.entry_timeout);
+}
+
+static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
+			 off_t len, struct fuse_file_info *fi)
+{
+	struct ofile *of = (void *)(uintptr_t)fi->fh;
+	uint64_t cino = 0;
+	struct stat cur;
+	int r;
+
+	(void)ino;
+	if (refuse_client(req))
+		return;
+	if (off < 0 || len <= 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	if (of->pf && !(cino = pend_committed_ino(of->pf))) {
+		r = pend_fallocate(of->pf, mode, (uint64_t)off, (uint64_t)len);
+		fuse_reply_err(req, -r);
+		return;
+	}
+	/* committed: only what it already holds */
+	r = fused_node_stat(of->node ? of->ino : cino, &cur);
+	if (!r && (mode & ~FALLOC_FL_KEEP_SIZE))
+		r = -EOPNOTSUPP;
+	if (!r && (uint64_t)off + (uint64_t)len > (uint64_t)cur.st_size)
+		r = -EFBIG;
+	fuse_reply_err(req, -r);
+}
+
+static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct ofile *of = (void *)(uintptr_t)fi->fh;
+	int r = 0;
+
+	(void)ino;
+	if (of->pf)
+		r = pend_flush(of->pf);
+	fuse_reply_err(req, -r);
+}
+
+static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
+		     struct fuse_file_info *fi)
+{
+	(void)ino;
+	(void)datasync;
+	(void)fi;
+	/* every write was flushed to the device before it was acknowledged */
+	fuse_reply_err(req, 0);
+}
+
+static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
+		     mode_t mode)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	char path[FAMFS_PATH_MAX + 2];
+	struct fuse_entry_param e;
+	struct famfs_err err = { 0 };
+	int r;
+
+	if (refuse_client(req))
+		return;
+	r = pend_lookup(parent, name, &e);
+	if (r == 0) {
+		if (is_pending(e.ino))
+			pend_forget(e.ino, 1);
+		fuse_reply_err(req, EEXIST);
+		return;
+	}
+	r = fused_child_path(parent, name, path, sizeof(path));
+	if (!r)
+		r = famfs_mkdir(fused.fs, path, mode & 07777, ctx->uid, ctx->gid,
+				&err);
+	if (!r)
+		r = fused_lookup_committed(parent, name, &e);
+	if (r) {
+		if (err.msg[0] && r != -EEXIST)
+			fused_log("mkdir %s: %s", path, err.msg);
+		fuse_reply_err(req, -r);
+		return;
+	}
+	fuse_reply_entry(req, &e);
+}
+
+/* Delete committed @name in @parent; @dir says which kind it must be. */
+static int remove_committed(uint64_t parent, const char *name, bool dir)
+{
+	char path[FAMFS_PATH_MAX + 2];
+	struct fuse_entry_param e;
+	struct famfs_err err = { 0 };
+	int r = fused_lookup_committed(parent, name, &e);
+
+	if (r)
+		return r;
+	if (dir != S_ISDIR(e.attr.st_mode))
+		return dir ? -ENOTDIR : -EISDIR;
+	if (dir && pend_dir_has_children(e.ino))
+		return -ENOTEMPTY;
+	r = fused_child_path(parent, name, path, sizeof(path));
+	if (r)
+		return r;
+	pthread_mutex_lock(&fused.ns_mu);
+	r = famfs_unlink(fused.fs, path, &err);
+	pthread_mutex_unlock(&fused.ns_mu);
+	if (r && r != -ENOTEMPTY && r != -ENOENT)
+		fused_log("delete %s: %s", path, err.msg);
+	return r;
+}
+
+static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	int r;
+
+	if (refuse_client(req))
+		return;
+	r = pend_unlink(parent, name);
+	if (r == -ENOENT)
+		r = remove_committed(parent, name, false);
+	fuse_reply_err(req, -r);
+}
+
+static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	if (refuse_client(req))
+		return;
+	fuse_reply_err(req, -remove_committed(parent, name, true));
+}
+
+static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      fuse_ino_t newparent, const char *newname,
+		      unsigned int flags)
+{
+	if (refuse_client(req))
+		return;
+	if (flags) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	/* a committed file cannot move (no rename entry): EXDEV makes mv copy */
+	fuse_reply_err(req, -pend_rename(parent, name, newparent, newname));
+}
+
+static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+			const char *value, size_t size, int flags)
+{
+	(void)ino; (void)name; (void)value; (void)size; (void)flags;
+	fuse_reply_err(req, fused.o.client ? EROFS : ENOTSUP);
+}
+
+void fused_ops_write(struct fuse_lowlevel_ops *ops)
+{
+	ops->create = op_create;
+	ops->mknod = op_mknod;
+	ops->write = op_write;
+	ops->setattr = op_setattr;
+	ops->fallocate = op_fallocate;
+	ops->flush = op_flush;
+	ops->fsync = op_fsync;
+	ops->mkdir = op_mkdir;
+	ops->unlink = op_unlink;
+	ops->rmdir = op_rmdir;
+	ops->rename = op_rename;
+	ops->setxattr = op_setxattr;
+}

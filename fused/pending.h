@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The master's uncommitted files (pending.c: table; pending_data.c: data). */
+#ifndef FAMFS_FUSED_PENDING_H
+#define FAMFS_FUSED_PENDING_H
+
+#include <sys/stat.h>
+
+#include "fused.h"
+
+struct pfile {
+	uint64_t ino;             /* provisional: FUSED_PENDING_INO | n */
+	uint64_t parent;          /* committed directory */
+	char *name;
+	uint32_t mode, uid, gid;  /* pend_mu */
+	uint64_t mtime_ns, ctime_ns;
+	unsigned opens;           /* pend_mu: open handles */
+	uint64_t nlookup;         /* pend_mu: kernel references */
+	bool unlinked;            /* pend_mu: will never be committed */
+	uint64_t committed_ino;   /* pend_mu: nonzero once committed */
+	pthread_mutex_t mu;       /* map and size */
+	uint64_t size;
+	struct famfs_fmap *map;   /* NULL: nothing reserved yet */
+	struct pfile *live_next;  /* fused.pend_live while uncommitted */
+	struct pfile *ino_next;   /* fused.pend_ino[] */
+};
+
+/* ---- the table (pending.c); each takes pend_mu ------------------------- */
+int pend_lookup(uint64_t parent, const char *name, struct fuse_entry_param *e);
+/* -EEXIST if @name is taken, pending or committed. */
+int pend_create(uint64_t parent, const char *name, uint32_t mode,
+		uint32_t uid, uint32_t gid, bool open, struct pfile **out,
+		struct fuse_entry_param *e);
+int pend_getattr(uint64_t ino, struct stat *st);
+/* Opens @ino: *pf_out (a reference), or *committed: the alias's target. */
+int pend_open(uint64_t ino, struct pfile **pf_out, uint64_t *committed);
+/* The last release commits the file (or frees an unlinked one). */
+void pend_release(struct pfile *pf);
+void pend_forget(uint64_t ino, uint64_t n);
+int pend_unlink(uint64_t parent, const char *name);
+bool pend_dir_has_children(uint64_t dir);
+int pend_rename(uint64_t parent, const char *name, uint64_t newparent,
+		const char *newname);
+int pend_setattr(uint64_t ino, const struct stat *st, int to_set,
+		 struct stat *out, uint64_t *committed);
+/* JSON of user.famfs.map (malloc'ed), or *committed, or *err. */
+char *pend_xattr_map(uint64_t ino, uint64_t *committed, int *err);
+void pend_foreach_in(uint64_t dir, void (*fn)(void *, const char *, uint64_t),
+		     void *arg);
+void pend_stat(struct pfile *pf, struct stat *st);
+/* Nonzero once @pf is in the log: the inode of its committed node. */
+uint64_t pend_committed_ino(struct pfile *pf);
+/* Commit @pf now if this is its only open handle (flush at close). */
+int pend_flush(struct pfile *pf);
+/* At shutdown: commit what was written but never released. */
+void pend_commit_all(void);
+
+/* ---- data (pending_data.c); each takes pf->mu except trim --------------- */
+int64_t pend_write(struct pfile *pf, const void *buf, size_t len, uint64_t off);
+int64_t pend_read(struct pfile *pf, void *buf, size_t len, uint64_t off);
+int pend_truncate(struct pfile *pf, uint64_t size);
+int pend_fallocate(struct pfile *pf, int mode, uint64_t off, uint64_t len);
+/* Give back the reservation beyond what pf->size needs (pf->mu held or
+ * the file no longer reachable by writers).
+ */
+int pend_map_trim(struct pfile *pf);
+
+#endif /* FAMFS_FUSED_PENDING_H */
