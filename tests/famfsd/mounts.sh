@@ -61,10 +61,11 @@ for _ in $(seq 1 200); do
 	sleep 0.05
 done
 [ "$(jq_get "$BODY" .state)" = mounted ] || fail "not restarted: $BODY"
-[ "$(jq_get "$BODY" .pid)" != "$pid" ] || fail "same pid after restart"
+newpid=$(jq_get "$BODY" .pid)
+[ "$newpid" != "$pid" ] || fail "same pid after restart"
 api GET /v1/events
 echo "$BODY" | grep -q "restarting in" || fail "no restart event"
-pass "crashed FUSE server restarted (pid $pid -> $(jq_get "$BODY" .pid))"
+pass "crashed FUSE server restarted (pid $pid -> $newpid)"
 
 curl -s --unix-socket "$SOCK" http://famfsd/metrics | grep -q 'famfs_mount_state{mount="c",fs="fs0",role="client",state="mounted"} 1' \
 	|| fail "mount state metric"
