@@ -97,6 +97,8 @@ struct ingest_manifest_ops {
 	/* 0 and *r if @rel is known, -ENOENT if not. */
 	int (*get)(void *m, const char *rel, struct ingest_record *r);
 	int (*put)(void *m, const char *rel, const struct ingest_record *r);
+	/* What the last failure was (may be NULL). */
+	const char *(*error)(void *m);
 };
 
 struct ingest_manifest {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ingest.h"
 #include "manifest_sqlite.h"
@@ -30,6 +31,7 @@ struct sqlite_manifest {
 	char *dataset;
 	pthread_mutex_t lock;
 	sqlite3_stmt *get, *put;
+	char error[256];
 };
 
 static int sm_get(void *m, const char *rel, struct ingest_record *r)
@@ -48,6 +50,10 @@ static int sm_get(void *m, const char *rel, struct ingest_record *r)
 		r->state = sqlite3_column_int(s->get, 3);
 		rc = 0;
 	}
+	/* end the read transaction now: a statement left open keeps an old
+	 * snapshot, and the next write would fail with SQLITE_BUSY_SNAPSHOT
+	 */
+	sqlite3_reset(s->get);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -65,12 +71,34 @@ static int sm_put(void *m, const char *rel, const struct ingest_record *r)
 	sqlite3_bind_int64(s->put, 4, (sqlite3_int64)r->mtime_ns);
 	sqlite3_bind_int64(s->put, 5, (sqlite3_int64)r->checksum);
 	sqlite3_bind_int(s->put, 6, r->state);
-	rc = sqlite3_step(s->put) == SQLITE_DONE ? 0 : -EIO;
+	/* famfsd's own connection may hold the write lock for a moment */
+	for (int tries = 0;; tries++) {
+		int st = sqlite3_step(s->put);
+
+		if (st == SQLITE_DONE) {
+			rc = 0;
+			break;
+		}
+		if ((st != SQLITE_BUSY && st != SQLITE_LOCKED) || tries >= 400) {
+			snprintf(s->error, sizeof(s->error), "%s", sqlite3_errmsg(s->db));
+			rc = -EIO;
+			break;
+		}
+		sqlite3_reset(s->put);
+		usleep(25000);
+	}
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
 
-static const struct ingest_manifest_ops sqlite_ops = { .get = sm_get, .put = sm_put };
+static const char *sm_error(void *m)
+{
+	return ((struct sqlite_manifest *)m)->error;
+}
+
+static const struct ingest_manifest_ops sqlite_ops = {
+	.get = sm_get, .put = sm_put, .error = sm_error,
+};
 
 static int prepare(struct sqlite_manifest *s)
 {
@@ -94,6 +122,7 @@ int ingest_manifest_sqlite_attach(struct ingest_manifest *man, sqlite3 *db,
 		return -ENOMEM;
 	}
 	s->db = db;
+	sqlite3_busy_timeout(db, 10000);
 	pthread_mutex_init(&s->lock, NULL);
 	if (prepare(s)) {
 		sqlite3_finalize(s->get);
@@ -120,7 +149,7 @@ int ingest_manifest_sqlite_open(struct ingest_manifest *man, const char *path,
 		sqlite3_close(db);
 		return -EIO;
 	}
-	sqlite3_busy_timeout(db, 5000);
+	sqlite3_busy_timeout(db, 10000);
 	sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
 		     NULL, NULL, NULL);
 	r = ingest_manifest_sqlite_attach(man, db, dataset);

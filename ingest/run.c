@@ -342,7 +342,8 @@ static void copy_one(struct job *j, const struct ingest_item *it)
 	struct ingest_record rec = { it->size, it->mtime_ns, hash, INGEST_DONE };
 
 	if (j->man && (r = j->man->ops->put(j->man->m, it->rel, &rec)))
-		fail(j, r, "manifest: cannot record %s", it->rel);
+		fail(j, r, "manifest: cannot record %s: %s", it->rel,
+		     j->man->ops->error ? j->man->ops->error(j->man->m) : strerror(-r));
 	atomic_fetch_add(&j->prog->files_copied, 1);
 	atomic_fetch_add(&j->prog->bytes_copied, it->size);
 	atomic_fetch_add(&j->prog->files_done, 1);
