@@ -328,8 +328,15 @@ void plan_mounts(struct planner *pl, size_t h)
 					      m->options))
 			snprintf(why, sizeof(why), "options '%s' -> '%s'",
 				 a->options ? a->options : "", m->options);
-		else
+		else {
+			/* as the file says; famfsd supervises it: just tell */
+			if (a->state && !strcmp(a->state, "failed"))
+				note(pl, h, "mount %s is failed (famfsd keeps "
+				     "restarting it): %s", m->name,
+				     a->last_error && *a->last_error ?
+				     a->last_error : "no error recorded");
 			continue;
+		}
 		st = step(pl, PLAN_UPDATE, PK_MOUNT, h, m->name,
 			  m->role != CL_ROLE_MASTER, "(%s: unmount and mount "
 			  "again)", why);

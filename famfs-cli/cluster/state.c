@@ -147,6 +147,7 @@ static int parse_mounts(struct host_state *s, json_object *arr)
 		m->role = str(o, "role");
 		m->options = str(o, "options");
 		m->state = str(o, "state");
+		m->last_error = str(o, "last_error");
 		if (!m->name)
 			return -EINVAL;
 	}

@@ -38,6 +38,7 @@ struct st_filesystem {
 
 struct st_mount {
 	const char *name, *filesystem, *path, *role, *options, *state;
+	const char *last_error;
 };
 
 struct st_job {

@@ -355,6 +355,31 @@ static void changed_mount_is_replaced(void **st)
 	cluster_free(c);
 }
 
+static void failed_mount_is_a_note_not_a_change(void **st)
+{
+	static const char failed[] =
+		"{\"items\":[{\"name\":\"fs0-master\",\"filesystem\":\"fs0\","
+		"\"path\":\"/mnt/m\",\"role\":\"master\",\"state\":\"failed\","
+		"\"last_error\":\"famfs-fused exited with status 1\"}]}";
+	struct cluster *c = load_text("small.yaml", small_yaml);
+	struct plan_opts o = { 0 };
+	struct host_state s[2];
+	struct plan p;
+
+	(void)st;
+	small_states(s, NULL, applied_devices, applied_sets, applied_fs,
+		     failed);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.n, 0);
+	assert_int_equal(p.nnotes, 1);
+	assert_string_equal(p.notes[0], "host h0: mount fs0-master is failed "
+			    "(famfsd keeps restarting it): famfs-fused exited "
+			    "with status 1");
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+}
+
 static void policy_update_sends_only_what_differs(void **st)
 {
 	static const char pol[] = "{\"chunk\":4194304,\"strips\":0,"
@@ -481,6 +506,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(prune_force_deletes_in_reverse_dependency_order),
 		cmocka_unit_test(changed_set_is_a_conflict_not_a_step),
 		cmocka_unit_test(changed_mount_is_replaced),
+		cmocka_unit_test(failed_mount_is_a_note_not_a_change),
 		cmocka_unit_test(policy_update_sends_only_what_differs),
 		cmocka_unit_test(unreachable_host_steps_are_skipped),
 		cmocka_unit_test(dataset_done_by_an_earlier_job_is_not_redone),
