@@ -50,7 +50,11 @@ expect 201
 wait_state c mounted
 for _ in $(seq 1 100); do [ -f "$T/mnt-c/dir/through-mount.bin" ] && break; sleep 0.05; done
 [ -f "$T/mnt-c/dir/through-mount.bin" ] || fail "client does not see the master's file"
-pass "client mount sees the master's files"
+curl -s --unix-socket "$SOCK" http://famfsd/metrics >"$T/metrics"
+grep -q '^famfs_client_follow_lag_entries{fs="fs0",slot="[0-9]*",client="[^"]*"} [0-9]*$' "$T/metrics" \
+	|| fail "no follow lag series for the client: $(grep follow_lag "$T/metrics")"
+promtool check metrics <"$T/metrics" || fail "promtool with mounts"
+pass "client mount sees the master's files; follow lag exported"
 
 # crash the client's server: famfsd restarts it
 api GET /v1/mounts/c; pid=$(jq_get "$BODY" .pid)
