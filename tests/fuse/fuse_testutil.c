@@ -12,6 +12,8 @@
  *                                      until each appears on the client
  *   hold SEED SIZE PATH READY GO       open+mmap PATH, touch READY, wait
  *                                      for GO, then check the bytes again
+ *   writeopen SEED SIZE PATH READY     write PATH, touch READY, keep it open
+ *                                      until killed
  *   readbw PATH [BS]                   sequential read() GB/s
  *   mmapbw PATH PASSES                 memcpy from an mmap, GB/s per pass
  *   memcpybw PATH                      memcpy of PATH's bytes straight from
@@ -285,6 +287,25 @@ static int cmd_hold(uint64_t seed, uint64_t size, const char *path,
 	return 0;
 }
 
+static int cmd_writeopen(uint64_t seed, uint64_t size, const char *path,
+			 const char *ready)
+{
+	uint8_t *buf = malloc(size ? size : 1);
+	int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644), rfd;
+
+	if (fd < 0 || !buf)
+		return fail("create", path);
+	fill(seed, 0, buf, size);
+	if (write(fd, buf, size) != (ssize_t)size)
+		return fail("write", path);
+	rfd = open(ready, O_CREAT | O_WRONLY, 0644);
+	if (rfd < 0)
+		return fail("create", ready);
+	close(rfd);
+	for (;;)
+		pause();
+}
+
 static int cmd_readbw(const char *path, size_t bs)
 {
 	uint8_t *buf = aligned_alloc(4096, bs);
@@ -447,6 +468,8 @@ int main(int argc, char **argv)
 	if (!strcmp(c, "hold") && argc == 7)
 		return cmd_hold(num(argv[2]), num(argv[3]), argv[4], argv[5],
 				argv[6]);
+	if (!strcmp(c, "writeopen") && argc == 6)
+		return cmd_writeopen(num(argv[2]), num(argv[3]), argv[4], argv[5]);
 	if (!strcmp(c, "readbw") && argc >= 3)
 		return cmd_readbw(argv[2], argc > 3 ? num(argv[3]) : BUF_SIZE);
 	if (!strcmp(c, "mmapbw") && argc == 4)
