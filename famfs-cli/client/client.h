@@ -64,7 +64,9 @@ int famfs_print_yaml(FILE *f, json_object *o);
 void famfs_print_json(FILE *f, json_object *o);
 /*
  * An aligned table of @items (an array of objects): one column per entry
- * of @cols, each "HEADER=key.path" (a dotted path into the object).
+ * of @cols, each "HEADER=key.path" (a dotted path into the object);
+ * "HEADER=~key" prints an integer as a size for humans ("64MiB"),
+ * "HEADER=%key" in octal (modes).
  */
 void famfs_print_table(FILE *f, json_object *items, const char *const *cols,
 		       int ncols);

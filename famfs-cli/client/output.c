@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <yaml.h>
 
@@ -68,9 +69,15 @@ static int emit_json(yaml_emitter_t *em, json_object *o)
 	case json_type_string: {
 		const char *s = json_object_get_string(o);
 		/* Strings that YAML would read as another type get quotes. */
-		bool plain = *s && strcmp(s, "null") && strcmp(s, "true") &&
-			     strcmp(s, "false") && strcmp(s, "~") &&
-			     strspn(s, "0123456789.-+eE") != strlen(s);
+		char *end = NULL;
+		bool plain;
+
+		strtod(s, &end);
+		plain = *s && *end && !(*s >= '0' && *s <= '9') &&
+			strcmp(s, "null") && strcmp(s, "true") &&
+			strcmp(s, "false") && strcmp(s, "~") &&
+			strcasecmp(s, "yes") && strcasecmp(s, "no") &&
+			strcasecmp(s, "on") && strcasecmp(s, "off");
 		return emit_scalar(em, s, plain);
 	}
 	default:
@@ -110,9 +117,38 @@ void famfs_print_json(FILE *f, json_object *o)
 		JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
+/* 67108864 -> "64MiB", 3000 -> "2.9KiB": for humans only. */
+static char *human_size(int64_t n)
+{
+	static const char *u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)n;
+	int i = 0;
+	char *s;
+
+	while (v >= 1024 && i < 5) {
+		v /= 1024;
+		i++;
+	}
+	if (asprintf(&s, v == (double)(int64_t)v ? "%.0f%s" : "%.1f%s", v,
+		     u[i]) < 0)
+		return NULL;
+	return s;
+}
+
 static char *cell(json_object *o, const char *path)
 {
-	json_object *v = famfs_json_path(o, path);
+	bool size = path[0] == '~', octal = path[0] == '%';
+	json_object *v = famfs_json_path(o, size || octal ? path + 1 : path);
+	char *out;
+
+	if (v && size && json_object_is_type(v, json_type_int))
+		return human_size(json_object_get_int64(v));
+	if (v && octal && json_object_is_type(v, json_type_int))
+		return asprintf(&out, "%04llo", (unsigned long long)
+				json_object_get_int64(v)) < 0 ? NULL : out;
+	if (v && json_object_is_type(v, json_type_array) &&
+	    !json_object_array_length(v))
+		return strdup("-");
 
 	if (!v)
 		return strdup("-");

@@ -163,6 +163,23 @@ static void log_tail(const char *name, char *out, size_t len)
 	out[k] = 0;
 }
 
+/* mkdir -p: a mount point's parents are created too. */
+static int mkdir_p(const char *path)
+{
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *s = strchr(buf + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = 0;
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	if (mkdir(buf, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
 static int start_backend(struct mount_row *m, struct mount_rt *rt,
 			 char *err, size_t errlen)
 {
@@ -188,10 +205,10 @@ static int start_backend(struct mount_row *m, struct mount_rt *rt,
 			return -EBUSY;
 		}
 	}
-	if (mkdir(m->path, 0755) && errno != EEXIST) {
+	if ((r = mkdir_p(m->path))) {
 		snprintf(err, errlen, "cannot create %s: %s", m->path,
-			 strerror(errno));
-		return -errno;
+			 strerror(-r));
+		return r;
 	}
 	if (fs_device_paths(m->fs, &spec.devs, &spec.ndev)) {
 		snprintf(err, errlen, "filesystem '%s' has no devices", m->fs);

@@ -73,7 +73,7 @@ if [ -x "${FAMFS_CLI:-}" ]; then
 	"$FAMFS_CLI" get files fs0 | grep -q '/data/big.bin' || fail "get files"
 	"$FAMFS_CLI" get jobs | grep -q rescan || fail "get jobs"
 	"$FAMFS_CLI" get mounts >/dev/null || fail "get mounts"
-	"$FAMFS_CLI" describe filesystem fs0 | grep -q "uuid: $fsuuid" || fail "describe fs"
+	"$FAMFS_CLI" describe filesystem fs0 | grep -Eq "uuid: \"?$fsuuid" || fail "describe fs"
 	"$FAMFS_CLI" describe file fs0 /data/big.bin -o json | grep -q '"size": 20971520' || fail "describe file"
 	"$FAMFS_CLI" describe device nosuch --host "$SOCK" 2>$T/err && fail "describe of a missing device succeeded"
 	grep -q "not_found" $T/err || fail "describe error message: $(cat $T/err)"
