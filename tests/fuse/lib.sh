@@ -55,8 +55,9 @@ mount_fs() {
 	name=$1 dir=$2
 	shift 2
 	mkdir -p "$dir"
+	: >"$T/$name.log"  # truncate before the fork: no stale "ready"
 	# shellcheck disable=SC2086
-	"$FUSED" "$@" $DEVS "$dir" >"$T/$name.log" 2>&1 &
+	"$FUSED" "$@" $DEVS "$dir" >>"$T/$name.log" 2>&1 &
 	LAST_PID=$!
 	PIDS="$PIDS $LAST_PID"
 	MOUNTS="$MOUNTS $dir"
