@@ -3,9 +3,9 @@
  * famfs-cli mount: mount a famfs filesystem through the kernel module and
  * replay its log into the mount.
  *
- * The module presents an empty tree plus .meta/dev0, a DAX file over the
- * whole device. We open that file with libfamfs (as a file-backed device,
- * so the log is read through the same DAX mapping the files use), walk
+ * The module presents an empty tree plus .meta/devN, DAX files over each
+ * whole device. We open them with libfamfs (as file-backed devices, so
+ * the log is read through the same DAX mapping the files use), walk
  * the replayed tree and add every directory and file to the mount with
  * the module's ioctls; the kernel validates each map.
  */
@@ -30,10 +30,11 @@ _Static_assert(sizeof(struct famfs_ioc_item) == sizeof(struct famfs_map_item),
 _Static_assert(FAMFS_IOC_NAME_MAX == FAMFS_NAME_MAX, "name limits differ");
 
 static const char usage[] =
-"usage: famfs-cli mount --kernel [--client] DEVICE MOUNTPOINT\n"
+"usage: famfs-cli mount --kernel [--client] DEVICE... MOUNTPOINT\n"
 "       famfs-cli mount --replay MOUNTPOINT\n"
-"  --kernel   mount DEVICE (an fsdax /dev/pmemN) with the famfs kernel\n"
-"             module and replay the log into it (master: read-write)\n"
+"  --kernel   mount the filesystem on DEVICE... (fsdax /dev/pmemN, all of\n"
+"             its devices, in any order) with the famfs kernel module and\n"
+"             replay the log into it (master: read-write)\n"
 "  --client   mount read-only, as a client host\n"
 "  --replay   add what was logged since MOUNTPOINT was mounted (deletes\n"
 "             take effect at the next mount)\n";
@@ -145,13 +146,26 @@ static int replay_into_mount(const char *mnt, struct replay_count *out)
 	struct famfs_open_opts o = { .flags = FAMFS_OPEN_READ };
 	struct replay_ctx c = { .mnt = mnt };
 	struct famfs_err e = { 0 };
-	char meta[4096];
-	const char *paths[1] = { meta };
+	static char meta[FAMFS_MAX_DEVICES][4096];
+	const char *paths[FAMFS_MAX_DEVICES];
+	unsigned ndev;
+	struct stat st;
 	int rootfd, r;
 
-	snprintf(meta, sizeof(meta), "%s/%s/%s", mnt, FAMFS_KMOD_META_DIR,
-		 FAMFS_KMOD_META_DEV);
-	r = famfs_open(paths, 1, &o, &c.fs, &e);
+	/* One meta file per device of the mount: dev0, dev1, ... */
+	for (ndev = 0; ndev < FAMFS_MAX_DEVICES; ndev++) {
+		snprintf(meta[ndev], sizeof(meta[ndev]), "%s/%s/%s%u", mnt,
+			 FAMFS_KMOD_META_DIR, FAMFS_KMOD_META_DEV_PREFIX, ndev);
+		if (stat(meta[ndev], &st) != 0)
+			break;
+		paths[ndev] = meta[ndev];
+	}
+	if (ndev == 0) {
+		cli_error("mount", "%s is not a famfs kernel mount (no %s/%s0)",
+			  mnt, FAMFS_KMOD_META_DIR, FAMFS_KMOD_META_DEV_PREFIX);
+		return -ENOENT;
+	}
+	r = famfs_open(paths, ndev, &o, &c.fs, &e);
 	if (r) {
 		cli_error("mount", "%s", e.msg);
 		return r;
@@ -171,22 +185,77 @@ static int replay_into_mount(const char *mnt, struct replay_count *out)
 	return r;
 }
 
+/*
+ * mount_options() - "dev=P1,dev=P2,..." for devices 1.. of the filesystem
+ * on @devs (any order): their labels say which is which, so libfamfs
+ * opens them once, before the mount, to tell. Device 0's path goes to
+ * *@dev0. Returns 0 or -1 after printing why.
+ */
+static int mount_options(char *const *devs, unsigned ndev, const char **dev0,
+			 char *opts, size_t optlen)
+{
+	struct famfs_open_opts o = { .flags = FAMFS_OPEN_READ };
+	struct famfs_err e = { 0 };
+	static char first[4096];
+	struct famfs_fs *fs;
+	size_t used = 0;
+	int r;
+
+	opts[0] = '\0';
+	*dev0 = devs[0];
+	if (ndev == 1)
+		return 0;
+	r = famfs_open((const char *const *)devs, ndev, &o, &fs, &e);
+	if (r) {
+		cli_error("mount", "%s", e.msg);
+		return -1;
+	}
+	for (unsigned i = 0; i < famfs_fs_ndevices(fs) && r == 0; i++) {
+		const char *p = famfs_dev_path(famfs_fs_dev(fs, i));
+
+		if (i == 0) {
+			snprintf(first, sizeof(first), "%s", p);
+			continue;
+		}
+		if (strchr(p, ',')) {
+			cli_error("mount", "%s: a device path with ',' cannot be "
+				  "passed to mount(2)", p);
+			r = -1;
+		} else if ((size_t)snprintf(opts + used, optlen - used,
+					    "%s%s=%s", used ? "," : "",
+					    FAMFS_KMOD_MOUNT_OPT_DEV, p) >=
+			   optlen - used) {
+			cli_error("mount", "too many device paths");
+			r = -1;
+		} else {
+			used += strlen(opts + used);
+		}
+	}
+	famfs_close(fs);
+	*dev0 = first;
+	return r;
+}
+
 static void explain_mount_error(const char *dev, const char *mnt, int err)
 {
 	if (err == ENODEV)
 		cli_error("mount", "filesystem type '%s' is unknown: load the "
 			  "kernel module (modprobe famfs)", FAMFS_KMOD_FSTYPE);
 	else if (err == EINVAL)
-		cli_error("mount", "%s refused: not an fsdax (DAX) device, or "
-			  "no valid famfs superblock on it (see dmesg)", dev);
+		cli_error("mount", "%s refused: not an fsdax (DAX) device, no "
+			  "valid famfs superblock, or a device of the filesystem "
+			  "missing (see dmesg)", dev);
 	else
 		cli_error("mount", "cannot mount %s on %s: %s", dev, mnt,
 			  strerror(err));
 }
 
-static int mount_kernel(const char *dev, const char *mnt, bool client)
+static int mount_kernel(char *const *devs, unsigned ndev, const char *mnt,
+			bool client)
 {
 	struct replay_count n;
+	char opts[8192];
+	const char *dev;
 	struct stat st;
 	int r;
 
@@ -194,8 +263,10 @@ static int mount_kernel(const char *dev, const char *mnt, bool client)
 		cli_error("mount", "%s is not a directory", mnt);
 		return CLI_EXIT_FAIL;
 	}
+	if (mount_options(devs, ndev, &dev, opts, sizeof(opts)))
+		return CLI_EXIT_FAIL;
 	if (mount(dev, mnt, FAMFS_KMOD_FSTYPE, client ? MS_RDONLY : 0,
-		  NULL) != 0) {
+		  opts[0] ? opts : NULL) != 0) {
 		explain_mount_error(dev, mnt, errno);
 		return CLI_EXIT_FAIL;
 	}
@@ -207,7 +278,8 @@ static int mount_kernel(const char *dev, const char *mnt, bool client)
 				  strerror(errno));
 		return CLI_EXIT_FAIL;
 	}
-	printf("mounted %s on %s (%s): %u directories, %u files\n", dev, mnt,
+	printf("mounted %s%s%s on %s (%s): %u directories, %u files\n", dev,
+	       opts[0] ? " " : "", opts, mnt,
 	       client ? "client, read-only" : "master, read-write", n.dirs,
 	       n.files);
 	return CLI_EXIT_OK;
@@ -251,8 +323,9 @@ int cmd_mount(int argc, char **argv)
 	argv += optind;
 	if (replay && !kernel && !client && argc == 1)
 		return replay_mounted(argv[0]);
-	if (kernel && !replay && argc == 2)
-		return mount_kernel(argv[0], argv[1], client);
+	if (kernel && !replay && argc >= 2 && argc <= FAMFS_MAX_DEVICES + 1)
+		return mount_kernel(argv, (unsigned)argc - 1, argv[argc - 1],
+				    client);
 	if (!kernel && !replay)
 		cli_error("mount", "only --kernel mounts are made here; FUSE "
 			  "mounts are famfs-fused's");

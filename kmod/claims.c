@@ -6,7 +6,7 @@
  * files sharing memory would also be a corrupt log, so a map that
  * overlaps a file already in the mount is refused. Claimed ranges never
  * overlap each other, so a tree sorted by start finds a conflict in
- * O(log n): the claim with the greatest start below the new end is the
+ * O(log n) per device: the claim with the greatest start below the new end is the
  * only one that can reach into the new range. Files stay until unmount,
  * so claims are only added, and all are freed with the superblock.
  * The meta file, which spans the device, claims nothing.
@@ -65,6 +65,7 @@ int famfs_claim_map(struct famfs_sb_info *sbi, const struct famfs_kmap *map)
 	struct famfs_claim *c[FAMFS_MAX_EXTENTS];
 	unsigned int i, n = map->nitems;
 	struct famfs_claim *prev;
+	struct rb_root *root;
 	int rc = 0;
 
 	for (i = 0; i < n; i++) {
@@ -78,7 +79,8 @@ int famfs_claim_map(struct famfs_sb_info *sbi, const struct famfs_kmap *map)
 	}
 	mutex_lock(&sbi->claims_lock);
 	for (i = 0; i < n; i++) {
-		prev = famfs_claim_before(&sbi->claims, c[i]->end);
+		root = &sbi->dev[map->items[i].dev_index].claims;
+		prev = famfs_claim_before(root, c[i]->end);
 		if (prev && prev->end > c[i]->start) {
 			rc = -EINVAL;
 			break;
@@ -86,7 +88,8 @@ int famfs_claim_map(struct famfs_sb_info *sbi, const struct famfs_kmap *map)
 	}
 	if (!rc)
 		for (i = 0; i < n; i++)
-			famfs_claim_insert(&sbi->claims, c[i]);
+			famfs_claim_insert(&sbi->dev[map->items[i].dev_index].claims,
+					   c[i]);
 	mutex_unlock(&sbi->claims_lock);
 	if (!rc)
 		return 0;
@@ -100,8 +103,12 @@ out_free:
 void famfs_free_claims(struct famfs_sb_info *sbi)
 {
 	struct famfs_claim *c, *next;
+	unsigned int i;
 
-	rbtree_postorder_for_each_entry_safe(c, next, &sbi->claims, node)
-		kfree(c);
-	sbi->claims = RB_ROOT;
+	for (i = 0; i < FAMFS_KMOD_MAX_DEVICES; i++) {
+		rbtree_postorder_for_each_entry_safe(c, next,
+						     &sbi->dev[i].claims, node)
+			kfree(c);
+		sbi->dev[i].claims = RB_ROOT;
+	}
 }

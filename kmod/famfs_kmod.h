@@ -13,14 +13,26 @@
 #include "famfs_map.h"
 
 struct dax_device;
+struct fs_context;
 
-/* One mounted filesystem: device 0 and what maps are checked against. */
-struct famfs_sb_info {
+/* One device of a mount; device 0 is the mount's own block device. */
+struct famfs_kdev {
+	struct block_device *bdev;
 	struct dax_device *dax_dev;
-	u64 dax_part_off;	/* byte offset of the bdev in the dax_device */
+	u64 part_off;		/* byte offset of the bdev in the dax_device */
+	struct rb_root claims;	/* ranges the files use (claims.c) */
+};
+
+/* One mounted filesystem: its devices and what maps are checked against. */
+struct famfs_sb_info {
+	unsigned int ndev;	/* devices opened so far */
+	struct famfs_kdev dev[FAMFS_KMOD_MAX_DEVICES];
 	struct famfs_kgeom geom;
 	struct mutex claims_lock;
-	struct rb_root claims;	/* device ranges the files use (claims.c) */
+	/* dev= mount options: devices 1.. in index order */
+	unsigned int nextra;
+	char *extra[FAMFS_KMOD_MAX_DEVICES - 1];
+	fmode_t extra_mode;
 };
 
 static inline struct famfs_sb_info *FAMFS_SB(struct super_block *sb)
@@ -47,6 +59,19 @@ struct famfs_attrs {
 	/* refuse a map that overlaps another file's (famfs_claim_map) */
 	bool claim;
 };
+
+/* devices.c */
+u32 famfs_crc32c(const void *buf, size_t len);
+/* Copy @len bytes at offset @off of @dev through its dax_device. */
+int famfs_dax_read(struct famfs_kdev *dev, u64 off, void *buf, size_t len);
+/* Take the dax_device of @bdev as device number sbi->ndev. */
+int famfs_get_dax(struct fs_context *fc, struct super_block *sb,
+		  struct block_device *bdev);
+/* Open devices 1.. from the dev= options and check their labels. */
+int famfs_open_extra_devices(struct fs_context *fc, struct super_block *sb,
+			     const struct famfs_superblock *fsb);
+/* Release every device opened (idempotent). */
+void famfs_put_devices(struct super_block *sb);
 
 /* inode.c */
 struct inode *famfs_new_inode(struct super_block *sb, umode_t mode);

@@ -36,10 +36,16 @@ struct famfs_kmap {
 	struct famfs_map_item items[];
 };
 
-/* What a map is checked against: the device and its reserved head. */
+/* Devices one mount can hold (the format allows FAMFS_MAX_DEVICES). */
+#define FAMFS_KMOD_MAX_DEVICES 8
+
+/* What a map is checked against: the devices and their reserved heads. */
 struct famfs_kgeom {
-	u64 dev_size;		/* bytes of device 0 the filesystem owns */
-	u64 data_start;		/* first byte a file may use (after the log) */
+	u32 ndev;
+	struct {
+		u64 size;	/* bytes of the device the filesystem owns */
+		u64 data_start;	/* first byte a file may use */
+	} dev[FAMFS_KMOD_MAX_DEVICES];
 };
 
 static inline size_t famfs_kmap_bytes(unsigned int nitems)
@@ -50,8 +56,9 @@ static inline size_t famfs_kmap_bytes(unsigned int nitems)
 
 /*
  * famfs_kmap_validate() - check a map from user space before it is used.
- * Returns 0, or -EINVAL when any item is outside the device, inside the
- * superblock/log region, unaligned, overlapping another item, when the
+ * Returns 0, or -EINVAL when any item names a device the mount does not
+ * have, lies outside its device or in its reserved head (label,
+ * superblock, log), is unaligned, overlaps another item, when the
  * sums overflow, when the strip count or chunk is not sane, or when the
  * map does not hold @size bytes.
  */

@@ -26,19 +26,22 @@ static int famfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 	struct famfs_kmap *map = famfs_inode_map(inode);
 	loff_t start = pos & PAGE_MASK;
 	struct famfs_loc loc;
+	struct famfs_kdev *dev;
 
 	if (!map || pos >= i_size_read(inode))
 		return -EINVAL;
 	if (famfs_kmap_resolve(map, start, &loc))
 		return -EINVAL;
+	/* Validated at create: every item's device is open. */
+	dev = &sbi->dev[loc.dev_index];
 
 	iomap->type = IOMAP_MAPPED;
 	iomap->flags = 0;
 	iomap->offset = start;
 	iomap->length = loc.length;
-	iomap->addr = loc.dev_offset + sbi->dax_part_off;
-	iomap->bdev = inode->i_sb->s_bdev;
-	iomap->dax_dev = sbi->dax_dev;
+	iomap->addr = loc.dev_offset + dev->part_off;
+	iomap->bdev = dev->bdev;
+	iomap->dax_dev = dev->dax_dev;
 	return 0;
 }
 
@@ -155,17 +158,25 @@ const struct file_operations famfs_file_operations = {
 };
 
 /*
- * .meta/dev0 maps the whole device, file data included, so its pages
+ * .meta/devN maps the whole device N, file data included, so its pages
  * are also mapped by the files. fsdax on 6.1 lets a page belong to one
  * address_space only (page->mapping), so the meta file must not insert
  * DAX entries: it maps raw device pfns, 4 KiB at a time, and keeps no
  * page cache state. Private writable mappings would need a CoW copy and
  * are refused.
  */
+/* A meta file's one extent names its device. */
+static struct famfs_kdev *famfs_meta_dev(struct inode *inode)
+{
+	struct famfs_kmap *map = famfs_inode_map(inode);
+
+	return &FAMFS_SB(inode->i_sb)->dev[map->items[0].dev_index];
+}
+
 static vm_fault_t famfs_meta_fault(struct vm_fault *vmf)
 {
 	struct inode *inode = file_inode(vmf->vma->vm_file);
-	struct famfs_sb_info *sbi = FAMFS_SB(inode->i_sb);
+	struct famfs_kdev *dev = famfs_meta_dev(inode);
 	u64 pos = (u64)vmf->pgoff << PAGE_SHIFT;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 	void *kaddr;
@@ -175,7 +186,7 @@ static vm_fault_t famfs_meta_fault(struct vm_fault *vmf)
 	if (pos >= i_size_read(inode))
 		return VM_FAULT_SIGBUS;
 	id = dax_read_lock();
-	if (dax_direct_access(sbi->dax_dev, PHYS_PFN(sbi->dax_part_off + pos),
+	if (dax_direct_access(dev->dax_dev, PHYS_PFN(dev->part_off + pos),
 			      1, DAX_ACCESS, &kaddr, &pfn) == 1) {
 		if (vmf->flags & FAULT_FLAG_WRITE)
 			ret = vmf_insert_mixed_mkwrite(vmf->vma, vmf->address,
@@ -208,7 +219,7 @@ static int famfs_meta_fsync(struct file *file, loff_t start, loff_t end,
 			    int datasync)
 {
 	struct inode *inode = file_inode(file);
-	struct famfs_sb_info *sbi = FAMFS_SB(inode->i_sb);
+	struct famfs_kdev *dev = famfs_meta_dev(inode);
 	loff_t size = i_size_read(inode);
 	loff_t pos = start & PAGE_MASK;
 	long nr;
@@ -219,8 +230,8 @@ static int famfs_meta_fsync(struct file *file, loff_t start, loff_t end,
 		end = size - 1;
 	id = dax_read_lock();
 	while (pos <= end) {
-		nr = dax_direct_access(sbi->dax_dev,
-				       PHYS_PFN(sbi->dax_part_off + pos),
+		nr = dax_direct_access(dev->dax_dev,
+				       PHYS_PFN(dev->part_off + pos),
 				       PHYS_PFN(end - pos) + 1, DAX_ACCESS,
 				       &kaddr, NULL);
 		if (nr <= 0) {
@@ -228,7 +239,7 @@ static int famfs_meta_fsync(struct file *file, loff_t start, loff_t end,
 			break;
 		}
 		nr = min_t(loff_t, (loff_t)nr << PAGE_SHIFT, end + 1 - pos);
-		dax_flush(sbi->dax_dev, kaddr, nr);
+		dax_flush(dev->dax_dev, kaddr, nr);
 		pos += nr;
 	}
 	dax_read_unlock(id);
@@ -248,7 +259,12 @@ static int famfs_writepages(struct address_space *mapping,
 {
 	struct famfs_sb_info *sbi = FAMFS_SB(mapping->host->i_sb);
 
-	return dax_writeback_mapping_range(mapping, sbi->dax_dev, wbc);
+	/*
+	 * The dax_device only gates the cache write-back (its write-cache
+	 * flag); the flushed addresses come from each entry's pfn, so device
+	 * 0 serves files that span several devices too.
+	 */
+	return dax_writeback_mapping_range(mapping, sbi->dev[0].dax_dev, wbc);
 }
 
 const struct address_space_operations famfs_dax_aops = {

@@ -21,13 +21,14 @@ static int famfs_item_check(const struct famfs_map_item *it,
 {
 	u64 end;
 
-	if (it->dev_index != 0 || it->reserved != 0 || it->length == 0)
+	if (it->dev_index >= g->ndev || it->reserved != 0 || it->length == 0)
 		return -EINVAL;
 	if (it->offset % FAMFS_BLOCK_SIZE || it->length % FAMFS_BLOCK_SIZE)
 		return -EINVAL;
 	if (check_add_overflow(it->offset, it->length, &end))
 		return -EINVAL;
-	if (it->offset < g->data_start || end > g->dev_size)
+	if (it->offset < g->dev[it->dev_index].data_start ||
+	    end > g->dev[it->dev_index].size)
 		return -EINVAL;
 	return 0;
 }
@@ -98,8 +99,7 @@ int famfs_kmap_validate(const struct famfs_kmap *m, u64 size,
 			return -EINVAL;
 		break;
 	case FAMFS_MAP_INTERLEAVE:
-		if (m->chunk == 0 || m->chunk % FAMFS_UNIT_SIZE ||
-		    m->chunk > g->dev_size)
+		if (m->chunk == 0 || m->chunk % FAMFS_UNIT_SIZE)
 			return -EINVAL;
 		break;
 	default:
@@ -110,6 +110,9 @@ int famfs_kmap_validate(const struct famfs_kmap *m, u64 size,
 		rc = famfs_item_check(&m->items[i], g);
 		if (rc)
 			return rc;
+		if (m->map_type == FAMFS_MAP_INTERLEAVE &&
+		    m->chunk > g->dev[m->items[i].dev_index].size)
+			return -EINVAL;
 		for (j = 0; j < i; j++)
 			if (famfs_items_overlap(&m->items[i], &m->items[j]))
 				return -EINVAL;

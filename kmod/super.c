@@ -2,9 +2,10 @@
 /*
  * famfs kernel module: the filesystem type and mount.
  *
- * A mount takes an fsdax block device (/dev/pmemN), reaches its memory
- * through fs_dax_get_by_bdev(), checks the famfs superblock on it and
- * presents an empty tree plus .meta/dev0, a file mapping the whole
+ * A mount takes an fsdax block device (/dev/pmemN) as device 0 and any
+ * further devices of the filesystem as dev= options, reaches their memory
+ * through fs_dax_get_by_bdev(), checks the famfs superblock and labels
+ * and presents an empty tree plus .meta/devN, files mapping each whole
  * device so that user space reads and appends the log through DAX.
  * User space then replays the log into the mount with the ioctls.
  * A read-only mount (-o ro) is a client; a read-write mount the master.
@@ -22,33 +23,6 @@
 #include "famfs_kmod.h"
 #include "uapi/famfs_ioctl.h"
 
-/* CRC32C as lib/ computes it: initial ~0, final inversion. */
-static u32 famfs_crc32c(const void *buf, size_t len)
-{
-	return ~__crc32c_le(~0U, buf, len);
-}
-
-/* Read @len bytes at device offset @off through the dax_device. */
-static int famfs_dax_read(struct famfs_sb_info *sbi, u64 off, void *buf,
-			  size_t len)
-{
-	u64 pos = sbi->dax_part_off + off;
-	long nr = PHYS_PFN(offset_in_page(pos) + len + PAGE_SIZE - 1);
-	void *kaddr;
-	long avail;
-	int id;
-
-	id = dax_read_lock();
-	avail = dax_direct_access(sbi->dax_dev, PHYS_PFN(pos), nr, DAX_ACCESS,
-				  &kaddr, NULL);
-	if (avail >= nr)
-		memcpy(buf, kaddr + offset_in_page(pos), len);
-	dax_read_unlock(id);
-	if (avail < 0)
-		return avail;
-	return avail >= nr ? 0 : -EIO;
-}
-
 static int famfs_check_super(struct fs_context *fc, struct famfs_sb_info *sbi,
 			     struct famfs_superblock *fsb, u64 bdev_size)
 {
@@ -64,9 +38,12 @@ static int famfs_check_super(struct fs_context *fc, struct famfs_sb_info *sbi,
 	if (fsb->format_major != FAMFS_FORMAT_MAJOR)
 		return invalf(fc, "famfs: unsupported format %u.%u",
 			      fsb->format_major, fsb->format_minor);
-	if (fsb->ndevices != 1)
-		return invalf(fc, "famfs: %u devices; the module mounts one",
-			      fsb->ndevices);
+	if (fsb->ndevices == 0 || fsb->ndevices > FAMFS_KMOD_MAX_DEVICES)
+		return invalf(fc, "famfs: %u devices; the module mounts 1 to %u",
+			      fsb->ndevices, FAMFS_KMOD_MAX_DEVICES);
+	if (fsb->ndevices != sbi->nextra + 1)
+		return invalf(fc, "famfs: the filesystem has %u devices, the mount names %u (dev= for devices 1..)",
+			      fsb->ndevices, sbi->nextra + 1);
 	dev_size = fsb->devices[0].dev_size;
 	if (dev_size == 0 || dev_size % FAMFS_UNIT_SIZE || dev_size > bdev_size)
 		return invalf(fc, "famfs: device size %llu does not fit %llu",
@@ -76,8 +53,9 @@ static int famfs_check_super(struct fs_context *fc, struct famfs_sb_info *sbi,
 	    check_add_overflow(fsb->log_offset, fsb->log_size, &log_end) ||
 	    log_end > dev_size)
 		return invalf(fc, "famfs: log outside the device");
-	sbi->geom.dev_size = dev_size;
-	sbi->geom.data_start = ALIGN(log_end, FAMFS_UNIT_SIZE);
+	sbi->geom.ndev = 1;
+	sbi->geom.dev[0].size = dev_size;
+	sbi->geom.dev[0].data_start = ALIGN(log_end, FAMFS_UNIT_SIZE);
 	return 0;
 }
 
@@ -90,23 +68,47 @@ static int famfs_read_super(struct fs_context *fc, struct super_block *sb)
 	fsb = kmalloc(sizeof(*fsb), GFP_KERNEL);
 	if (!fsb)
 		return -ENOMEM;
-	rc = famfs_dax_read(sbi, FAMFS_SB_OFFSET, fsb, sizeof(*fsb));
+	rc = famfs_dax_read(&sbi->dev[0], FAMFS_SB_OFFSET, fsb, sizeof(*fsb));
 	if (rc)
 		errorf(fc, "famfs: cannot read the superblock: %d", rc);
 	else
 		rc = famfs_check_super(fc, sbi, fsb,
 				       bdev_nr_bytes(sb->s_bdev));
+	if (!rc)
+		rc = famfs_open_extra_devices(fc, sb, fsb);
 	kfree(fsb);
 	return rc;
 }
 
-/* .meta/dev0: one extent over all of device 0, root only. */
-static int famfs_add_meta(struct super_block *sb)
+/* .meta/devN: one extent over all of device N, root only. */
+static int famfs_add_meta_dev(struct super_block *sb, struct dentry *meta,
+			      unsigned int index)
 {
 	struct famfs_sb_info *sbi = FAMFS_SB(sb);
+	struct famfs_attrs a = { .mode = 0600 };
+	struct famfs_kmap *map;
+	char name[16];
+
+	map = kzalloc(famfs_kmap_bytes(1), GFP_KERNEL);
+	if (!map)
+		return -ENOMEM;
+	map->map_type = FAMFS_MAP_EXTENTS;
+	map->nitems = 1;
+	map->items[0].dev_index = index;
+	map->items[0].length = sbi->geom.dev[index].size;
+	ktime_get_real_ts64(&a.mtime);
+	a.ctime = a.mtime;
+	a.size = sbi->geom.dev[index].size;
+	a.fops = &famfs_meta_file_operations;
+	snprintf(name, sizeof(name), FAMFS_KMOD_META_DEV_PREFIX "%u", index);
+	return famfs_add_file(meta, name, map, &a);
+}
+
+static int famfs_add_meta(struct super_block *sb)
+{
 	struct famfs_attrs a = { .mode = 0700 };
 	struct dentry *meta;
-	struct famfs_kmap *map;
+	unsigned int i;
 	int rc;
 
 	ktime_get_real_ts64(&a.mtime);
@@ -122,37 +124,25 @@ static int famfs_add_meta(struct super_block *sb)
 		dput(meta);
 		return -ENOENT;
 	}
-
-	map = kzalloc(famfs_kmap_bytes(1), GFP_KERNEL);
-	rc = -ENOMEM;
-	if (map) {
-		map->map_type = FAMFS_MAP_EXTENTS;
-		map->nitems = 1;
-		map->items[0].length = sbi->geom.dev_size;
-		a.mode = 0600;
-		a.size = sbi->geom.dev_size;
-		a.fops = &famfs_meta_file_operations;
-		rc = famfs_add_file(meta, FAMFS_KMOD_META_DEV, map, &a);
-	}
+	for (i = 0, rc = 0; i < FAMFS_SB(sb)->geom.ndev && !rc; i++)
+		rc = famfs_add_meta_dev(sb, meta, i);
 	dput(meta);
 	return rc;
 }
 
 static void famfs_put_super(struct super_block *sb)
 {
-	struct famfs_sb_info *sbi = FAMFS_SB(sb);
-
-	if (sbi->dax_dev)
-		fs_put_dax(sbi->dax_dev, sb);
-	sbi->dax_dev = NULL;
+	famfs_put_devices(sb);
 }
 
 static int famfs_statfs(struct dentry *dentry, struct kstatfs *buf)
 {
 	struct famfs_sb_info *sbi = FAMFS_SB(dentry->d_sb);
+	unsigned int i;
 
 	simple_statfs(dentry, buf);
-	buf->f_blocks = sbi->geom.dev_size >> PAGE_SHIFT;
+	for (i = 0; i < sbi->geom.ndev; i++)
+		buf->f_blocks += sbi->geom.dev[i].size >> PAGE_SHIFT;
 	return 0;
 }
 
@@ -165,7 +155,6 @@ static const struct super_operations famfs_super_ops = {
 
 static int famfs_fill_super(struct super_block *sb, struct fs_context *fc)
 {
-	struct famfs_sb_info *sbi = FAMFS_SB(sb);
 	struct inode *root;
 	int rc;
 
@@ -176,11 +165,9 @@ static int famfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_op = &famfs_super_ops;
 	sb->s_time_gran = 1;
 
-	sbi->dax_dev = fs_dax_get_by_bdev(sb->s_bdev, &sbi->dax_part_off, sb,
-					  NULL);
-	if (!sbi->dax_dev)
-		return invalf(fc, "famfs: %pg is not a DAX device (or is in use)",
-			      sb->s_bdev);
+	rc = famfs_get_dax(fc, sb, sb->s_bdev);
+	if (rc)
+		return rc;
 	rc = famfs_read_super(fc, sb);
 	if (rc)
 		return rc;
@@ -197,24 +184,55 @@ static int famfs_get_tree(struct fs_context *fc)
 	return get_tree_bdev(fc, famfs_fill_super);
 }
 
+static void famfs_free_sbi(struct famfs_sb_info *sbi)
+{
+	unsigned int i;
+
+	if (!sbi)
+		return;
+	famfs_free_claims(sbi);
+	for (i = 0; i < sbi->nextra; i++)
+		kfree(sbi->extra[i]);
+	kfree(sbi);
+}
+
 static void famfs_free_fc(struct fs_context *fc)
 {
-	kfree(fc->s_fs_info);
+	famfs_free_sbi(fc->s_fs_info);
+}
+
+/* dev=PATH names the next device (1, 2, ...); "source" is device 0. */
+static int famfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
+{
+	struct famfs_sb_info *sbi = fc->s_fs_info;
+
+	if (strcmp(param->key, "dev"))
+		return -ENOPARAM;
+	if (param->type != fs_value_is_string || !*param->string)
+		return invalfc(fc, "dev= needs a device path");
+	if (sbi->nextra >= FAMFS_KMOD_MAX_DEVICES - 1)
+		return invalfc(fc, "at most %u devices", FAMFS_KMOD_MAX_DEVICES);
+	sbi->extra[sbi->nextra++] = param->string;
+	param->string = NULL;
+	return 0;
 }
 
 static const struct fs_context_operations famfs_context_ops = {
 	.free		= famfs_free_fc,
+	.parse_param	= famfs_parse_param,
 	.get_tree	= famfs_get_tree,
 };
 
 static int famfs_init_fs_context(struct fs_context *fc)
 {
 	struct famfs_sb_info *sbi = kzalloc(sizeof(*sbi), GFP_KERNEL);
+	unsigned int i;
 
 	if (!sbi)
 		return -ENOMEM;
 	mutex_init(&sbi->claims_lock);
-	sbi->claims = RB_ROOT;
+	for (i = 0; i < FAMFS_KMOD_MAX_DEVICES; i++)
+		sbi->dev[i].claims = RB_ROOT;
 	fc->s_fs_info = sbi;
 	fc->ops = &famfs_context_ops;
 	return 0;
@@ -229,11 +247,9 @@ static void famfs_kill_sb(struct super_block *sb)
 		d_genocide(sb->s_root);
 	kill_block_super(sb);
 	/* put_super is not called when fill_super failed early. */
-	if (sbi && sbi->dax_dev)
-		fs_put_dax(sbi->dax_dev, sb);
 	if (sbi)
-		famfs_free_claims(sbi);
-	kfree(sbi);
+		famfs_put_devices(sb);
+	famfs_free_sbi(sbi);
 }
 
 static struct file_system_type famfs_fs_type = {

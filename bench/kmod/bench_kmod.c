@@ -81,8 +81,10 @@ static double now_ns(void)
 /* Same location for every offset, and the module's validator agrees. */
 static int same_answers(const struct maps *m, const uint64_t *offs)
 {
-	const struct famfs_kgeom g = { .dev_size = UINT64_MAX / 2,
-				       .data_start = 10 * MiB };
+	const struct famfs_kgeom g = {
+		.ndev = 1, .dev = { { .size = UINT64_MAX / 2,
+				      .data_start = 10 * MiB } },
+	};
 	struct famfs_loc a, b;
 
 	if (famfs_kmap_validate(m->kmod, m->size, &g)) {

@@ -19,20 +19,22 @@
 #define FAMFS_KMOD_SUPER_MAGIC	0x46414d53	/* "FAMS", statfs f_type */
 
 /*
- * The meta directory in the root of every mount. Its one file maps the
- * whole device 0, so user space reads (client) or appends to (master) the
- * superblock, slot table and log through DAX, coherently with the files'
- * own mappings. libfamfs opens it as a file-backed device.
+ * The meta directory in the root of every mount. File devN maps the whole
+ * device N (dev0 holds the superblock, slot table and log), so user space
+ * reads (client) or appends to (master) them through DAX, coherently with
+ * the files' own mappings. libfamfs opens them as file-backed devices.
+ * Devices 1.. are given to mount(2) as dev=PATH options, in index order.
  */
 #define FAMFS_KMOD_META_DIR	".meta"
-#define FAMFS_KMOD_META_DEV	"dev0"
+#define FAMFS_KMOD_META_DEV_PREFIX	"dev"
+#define FAMFS_KMOD_MOUNT_OPT_DEV	"dev"
 
 #define FAMFS_IOC_NAME_MAX	255
 #define FAMFS_IOC_MAX_ITEMS	64	/* FAMFS_MAX_EXTENTS, FAMFS_MAX_STRIPS */
 
 /* Same layout as struct famfs_map_item in lib/format.h. */
 struct famfs_ioc_item {
-	__u32 dev_index;	/* 0: the module mounts one device */
+	__u32 dev_index;	/* a device of the mount */
 	__u32 reserved;		/* must be 0 */
 	__u64 offset;		/* device offset, 4 KiB aligned */
 	__u64 length;		/* bytes, 4 KiB aligned, > 0 */

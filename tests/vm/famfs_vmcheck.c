@@ -4,9 +4,9 @@
  * proves one behaviour of a famfs kernel mount and exits 0 only if it
  * holds; guest/kmod.sh strings them together.
  *
- *   mkfs DEV                      format DEV (libfamfs)
- *   populate DEV                  master: /dir, /plain, /dir/il, /small
- *   live META PATH SEED           master through the mount's meta file:
+ *   mkfs DEV...                   format DEV... as one filesystem
+ *   populate DEV...               master: /dir, /plain, /dir/il, /small
+ *   live MOUNTPOINT PATH SEED     master through the mount's meta files:
  *                                 create PATH (4 MiB) holding pattern SEED
  *   write-mmap|write-io FILE SEED fill FILE with pattern SEED
  *   verify-read|verify-mmap FILE SEED
@@ -446,8 +446,8 @@ static int badmaps(const char *mnt)
 		  { { 0, 0, top, 4 * MiB }, { 0, 0, top + 2 * MiB, 4 * MiB } } },
 		{ "size beyond the extents", FAMFS_MAP_EXTENTS, 1, 0,
 		  4 * MiB + 1, { { 0, 0, top, 4 * MiB } } },
-		{ "second device (module mounts one)", FAMFS_MAP_EXTENTS, 1, 0,
-		  4096, { { 1, 0, top, 4096 } } },
+		{ "a device the mount does not have", FAMFS_MAP_EXTENTS, 1, 0,
+		  4096, { { 7, 0, top, 4096 } } },
 		{ "reserved field set", FAMFS_MAP_EXTENTS, 1, 0, 4096,
 		  { { 0, 7, top, 4096 } } },
 		{ "unknown map type", 7, 1, 0, 4096, { { 0, 0, top, 4096 } } },
@@ -580,20 +580,19 @@ static int lib_fail(const char *what, int rc, const struct famfs_err *e)
 	return 1;
 }
 
-static int do_mkfs(const char *dev)
+static int do_mkfs(char **devs, unsigned ndev)
 {
 	struct famfs_mkfs_opts o = { .log_size = 8 * MiB, .force = true };
-	const char *paths[] = { dev };
 	struct famfs_uuid u;
 	struct famfs_err e = { 0 };
 	char us[37];
 	int rc;
 
-	rc = famfs_mkfs(paths, 1, &o, &u, &e);
+	rc = famfs_mkfs((const char *const *)devs, ndev, &o, &u, &e);
 	if (rc)
 		return lib_fail("mkfs", rc, &e);
 	famfs_uuid_unparse(&u, us);
-	printf("mkfs %s: fs uuid %s\n", dev, us);
+	printf("mkfs on %u devices: fs uuid %s\n", ndev, us);
 	return 0;
 }
 
@@ -626,29 +625,32 @@ static int create(struct famfs_fs *fs, const char *path, uint64_t size,
 	if (nstrips > 1 && (m->type != FAMFS_MAP_INTERLEAVE ||
 			    m->nitems != nstrips))
 		return fprintf(stderr, "%s: not interleaved\n", path), 1;
+	/* with several devices, an interleaved file spans them */
+	if (nstrips > 1 && famfs_fs_ndevices(fs) > 1 &&
+	    m->items[0].dev_index == m->items[1].dev_index)
+		return fprintf(stderr, "%s: strips on one device\n", path), 1;
 	return 0;
 }
 
-static int open_master(const char *dev, struct famfs_fs **fs)
+static int open_master(char **devs, unsigned ndev, struct famfs_fs **fs)
 {
 	struct famfs_open_opts o = { .flags = FAMFS_OPEN_MASTER };
-	const char *paths[] = { dev };
 	struct famfs_err e = { 0 };
 	int rc;
 
-	rc = famfs_open(paths, 1, &o, fs, &e);
+	rc = famfs_open((const char *const *)devs, ndev, &o, fs, &e);
 	if (rc)
-		return lib_fail(dev, rc, &e);
+		return lib_fail(devs[0], rc, &e);
 	return 0;
 }
 
-static int populate(const char *dev)
+static int populate(char **devs, unsigned ndev)
 {
 	struct famfs_fs *fs;
 	struct famfs_err e = { 0 };
 	int rc;
 
-	if (open_master(dev, &fs))
+	if (open_master(devs, ndev, &fs))
 		return 1;
 	rc = famfs_mkdir(fs, "/dir", 0755, 0, 0, &e);
 	if (rc) {
@@ -662,14 +664,24 @@ static int populate(const char *dev)
 	return rc;
 }
 
-static int live(const char *meta, const char *path, unsigned seed)
+static int live(const char *mnt, const char *path, unsigned seed)
 {
 	const uint64_t size = 4 * MiB;
+	static char meta[FAMFS_MAX_DEVICES][512];
+	char *paths[FAMFS_MAX_DEVICES];
 	struct famfs_fs *fs;
 	uint8_t *data = malloc(size);
+	struct stat st;
+	unsigned n;
 	int rc;
 
-	if (!data || open_master(meta, &fs))
+	for (n = 0; n < FAMFS_MAX_DEVICES; n++) {
+		snprintf(meta[n], sizeof(meta[n]), "%s/.meta/dev%u", mnt, n);
+		if (stat(meta[n], &st) != 0)
+			break;
+		paths[n] = meta[n];
+	}
+	if (!data || n == 0 || open_master(paths, n, &fs))
 		return 1;
 	pattern_fill(seed, 0, data, size);
 	rc = create(fs, path, size, 2, data);
@@ -687,10 +699,11 @@ int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
 
-	if (argc == 3 && !strcmp(cmd, "mkfs"))
-		return do_mkfs(argv[2]);
-	if (argc == 3 && !strcmp(cmd, "populate"))
-		return populate(argv[2]);
+	if (argc >= 3 && argc < FAMFS_MAX_DEVICES + 2 && !strcmp(cmd, "mkfs"))
+		return do_mkfs(argv + 2, (unsigned)argc - 2);
+	if (argc >= 3 && argc < FAMFS_MAX_DEVICES + 2 &&
+	    !strcmp(cmd, "populate"))
+		return populate(argv + 2, (unsigned)argc - 2);
 	if (argc == 5 && !strcmp(cmd, "live"))
 		return live(argv[2], argv[3], seed_arg(argv[4]));
 	if (argc == 4 && !strcmp(cmd, "write-mmap"))

@@ -27,12 +27,16 @@ static int failures;
 	} while (0)
 
 static const struct famfs_kgeom geom = {
-	.dev_size = 256 * MiB,
-	.data_start = 10 * MiB,	/* log at 2 MiB, 8 MiB long */
+	.ndev = 2,
+	.dev = {
+		{ .size = 256 * MiB, .data_start = 10 * MiB }, /* log 2+8 MiB */
+		{ .size = 128 * MiB, .data_start = 2 * MiB },  /* label unit */
+	},
 };
 
-static struct famfs_kmap *kmap(uint16_t type, uint64_t chunk, unsigned n,
-			       const uint64_t (*ol)[2])
+/* A map of @n items {offset, length}, on devices @devs (NULL: all 0). */
+static struct famfs_kmap *kmap_on(uint16_t type, uint64_t chunk, unsigned n,
+				  const uint64_t (*ol)[2], const uint32_t *devs)
 {
 	struct famfs_kmap *m = calloc(1, famfs_kmap_bytes(n));
 
@@ -42,20 +46,59 @@ static struct famfs_kmap *kmap(uint16_t type, uint64_t chunk, unsigned n,
 	m->chunk = chunk;
 	m->nitems = (uint16_t)n;
 	for (unsigned i = 0; i < n; i++) {
+		m->items[i].dev_index = devs ? devs[i] : 0;
 		m->items[i].offset = ol[i][0];
 		m->items[i].length = ol[i][1];
 	}
 	return m;
 }
 
-static int validate(uint16_t type, uint64_t chunk, unsigned n,
-		    const uint64_t (*ol)[2], uint64_t size)
+static struct famfs_kmap *kmap(uint16_t type, uint64_t chunk, unsigned n,
+			       const uint64_t (*ol)[2])
 {
-	struct famfs_kmap *m = kmap(type, chunk, n, ol);
+	return kmap_on(type, chunk, n, ol, NULL);
+}
+
+static int validate_on(uint16_t type, uint64_t chunk, unsigned n,
+		       const uint64_t (*ol)[2], const uint32_t *devs,
+		       uint64_t size)
+{
+	struct famfs_kmap *m = kmap_on(type, chunk, n, ol, devs);
 	int rc = famfs_kmap_validate(m, size, &geom);
 
 	free(m);
 	return rc;
+}
+
+static int validate(uint16_t type, uint64_t chunk, unsigned n,
+		    const uint64_t (*ol)[2], uint64_t size)
+{
+	return validate_on(type, chunk, n, ol, NULL, size);
+}
+
+/* Strips on two devices: each checked against its own device. */
+static void two_devices(void)
+{
+	const uint64_t s[2][2] = { { 16 * MiB, 8 * MiB }, { 2 * MiB, 8 * MiB } };
+	const uint64_t same[2][2] = { { 16 * MiB, 8 * MiB },
+				      { 16 * MiB, 8 * MiB } };
+	const uint64_t low[2][2] = { { 16 * MiB, 8 * MiB }, { 0, 8 * MiB } };
+	const uint64_t big[2][2] = { { 16 * MiB, 8 * MiB },
+				     { 124 * MiB, 8 * MiB } };
+	const uint32_t d01[2] = { 0, 1 }, d02[2] = { 0, 2 };
+
+	CHECK(validate_on(FAMFS_MAP_INTERLEAVE, 2 * MiB, 2, s, d01,
+			  16 * MiB) == 0, "strips on devices 0 and 1");
+	CHECK(validate_on(FAMFS_MAP_INTERLEAVE, 2 * MiB, 2, same, d01,
+			  16 * MiB) == 0, "same offsets, different devices");
+	CHECK(validate_on(FAMFS_MAP_INTERLEAVE, 2 * MiB, 2, same, NULL,
+			  16 * MiB) == -EINVAL, "same offsets, same device");
+	CHECK(validate_on(FAMFS_MAP_INTERLEAVE, 2 * MiB, 2, low, d01,
+			  16 * MiB) == -EINVAL, "device 1 label unit");
+	CHECK(validate_on(FAMFS_MAP_INTERLEAVE, 2 * MiB, 2, big, d01,
+			  16 * MiB) == -EINVAL, "past the end of device 1");
+	CHECK(validate_on(FAMFS_MAP_INTERLEAVE, 2 * MiB, 2, s, d02,
+			  16 * MiB) == -EINVAL, "device 2 does not exist");
 }
 
 /* The worked example of docs/DESIGN: N=4, C=2 MiB, o=15 MiB. */
@@ -166,6 +209,7 @@ int main(void)
 	extents_accepted_and_refused();
 	interleave_accepted_and_refused();
 	map_bytes_are_constant();
+	two_devices();
 	if (failures) {
 		printf("kmod map: %d checks failed\n", failures);
 		return 1;

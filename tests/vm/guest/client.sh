@@ -16,15 +16,15 @@ shared_region() {
 		ndctl disable-region region0
 		ndctl init-labels -f nmem0
 		ndctl enable-region region0
-		ndctl create-namespace -r region0 -m fsdax
+		make_namespaces
 	fi
-	[ -b $DEV ]
+	[ -b $DEV ] && [ -b $DEV1 ]
 }
 
 shared_mount() {
 	modprobe famfs
 	mkdir -p $MNT
-	famfs-cli mount --kernel --client $DEV $MNT
+	famfs-cli mount --kernel --client $DEV $DEV1 $MNT
 	ls -lR $MNT
 }
 

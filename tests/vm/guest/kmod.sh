@@ -6,9 +6,7 @@
 
 cxl_setup() {
 	modprobe_cxl
-	ndctl create-namespace -r region0 -m fsdax
-	ls -l $DEV
-	[ -b $DEV ]
+	make_namespaces
 }
 
 insmod_famfs() {
@@ -17,16 +15,16 @@ insmod_famfs() {
 	modinfo famfs | grep -E '^(filename|vermagic)'
 }
 
-do_mkfs() { famfs-vmcheck mkfs $DEV; }
-do_populate() { famfs-vmcheck populate $DEV; }
+do_mkfs() { famfs-vmcheck mkfs $DEV $DEV1; }
+do_populate() { famfs-vmcheck populate $DEV $DEV1; }
 
 do_mount() {
 	mkdir -p $MNT
-	famfs-cli mount --kernel $DEV $MNT
+	famfs-cli mount --kernel $DEV $DEV1 $MNT
 	mounted
 	ls -laR $MNT
 	[ -f $IL ] && [ -f $PLAIN ] && [ -f $SMALL ]
-	[ -f $MNT/.meta/dev0 ]
+	[ -f $MNT/.meta/dev0 ] && [ -f $MNT/.meta/dev1 ]
 }
 
 write_patterns() {
@@ -72,7 +70,7 @@ vfs_refuses() {
 }
 
 live_create() {
-	famfs-vmcheck live $MNT/.meta/dev0 /live 4
+	famfs-vmcheck live $MNT /live 4
 	famfs-cli mount --replay $MNT
 	famfs-vmcheck verify-read $LIVE 4
 	famfs-vmcheck verify-mmap $LIVE 4
@@ -86,7 +84,8 @@ do_umount() {
 
 remount_replay() {
 	unmounted
-	famfs-cli mount --kernel $DEV $MNT
+	# devices in any order: famfs-cli orders them by their labels
+	famfs-cli mount --kernel $DEV1 $DEV $MNT
 	verify_all
 	famfs-vmcheck verify-read $LIVE 4
 	famfs-cli umount $MNT
@@ -94,7 +93,7 @@ remount_replay() {
 
 client_readonly() {
 	unmounted
-	famfs-cli mount --kernel --client $DEV $MNT
+	famfs-cli mount --kernel --client $DEV $DEV1 $MNT
 	grep " $MNT famfs ro" /proc/mounts
 	verify_all
 	famfs-vmcheck expect-rofs $PLAIN
@@ -108,6 +107,7 @@ nondax_refused() {
 	losetup /dev/loop0 /tmp/loop.img
 	refuse famfs-cli mount --kernel /dev/loop0 $MNT
 	refuse mount -t famfs /dev/loop0 $MNT
+	refuse mount -t famfs -o dev=/dev/loop0 $DEV $MNT
 	not mounted
 	dmesg | grep 'not a DAX device'
 	losetup -d /dev/loop0
@@ -127,8 +127,17 @@ corrupt_sb_refused() {
 	dd if=/tmp/sb.save of=$DEV bs=4096 seek=1 count=1 conv=notrunc \
 		2>/dev/null
 	sync
-	famfs-cli mount --kernel --client $DEV $MNT
+	famfs-cli mount --kernel --client $DEV $DEV1 $MNT
 	famfs-cli umount $MNT
+}
+
+missing_device_refused() {
+	unmounted
+	refuse famfs-cli mount --kernel $DEV $MNT
+	dmesg | grep 'the filesystem has 2 devices'
+	# device 1 named as device 0: no superblock there
+	refuse mount -t famfs -o dev=$DEV $DEV1 $MNT
+	not mounted
 }
 
 rmmod_clean() {
@@ -154,6 +163,7 @@ check umount do_umount
 check remount_replay remount_replay
 check client_readonly client_readonly
 check nondax_refused nondax_refused
+check missing_device_refused missing_device_refused
 check corrupt_sb_refused corrupt_sb_refused
 check rmmod rmmod_clean
 check dmesg_clean dmesg_clean

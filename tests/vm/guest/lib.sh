@@ -1,6 +1,7 @@
 # Sourced by the guest scripts: the device, the mount, the files, and
 # the check runner whose lines the host reads.
-DEV=/dev/pmem0
+DEV=/dev/pmem0       # device 0: superblock and log
+DEV1=/dev/pmem0.1    # device 1: a second namespace of the same region
 MNT=/mnt/famfs
 IL=$MNT/dir/il       # interleaved: 4 strips, 2 MiB chunks
 PLAIN=$MNT/plain     # one extent
@@ -59,6 +60,15 @@ modprobe_cxl() {
 	done
 	# one memdev, one pmem region (its namespace labels live in the LSA)
 	cxl create-region -t pmem -d decoder0.0 -w 1 -m mem0
+}
+
+# Two fsdax namespaces in the region: the filesystem's two devices.
+# Creating them again with the same sizes lays them out the same way.
+make_namespaces() {
+	ndctl create-namespace -r region0 -m fsdax -s 240M
+	ndctl create-namespace -r region0 -m fsdax -s 240M
+	ls -l /dev/pmem*
+	[ -b $DEV ] && [ -b $DEV1 ]
 }
 
 dmesg_clean() {
