@@ -15,6 +15,11 @@ cleanup() {
 	local rc=$?
 	if [ -n "$FAMFSD_PID" ] && kill -0 "$FAMFSD_PID" 2>/dev/null; then
 		kill -TERM "$FAMFSD_PID"; wait "$FAMFSD_PID" 2>/dev/null
+		local st=$?
+		# a clean stop exits 0 (an ASan/LSan build reports errors here)
+		if [ $st -ne 0 ] && [ $rc -eq 0 ]; then
+			echo "FAIL: famfsd exited with $st on SIGTERM"; rc=1
+		fi
 	fi
 	# any FUSE server a test left behind
 	for m in $(awk -v t="$T" 'index($5, t) == 1 { print $5 }' /proc/self/mountinfo); do
