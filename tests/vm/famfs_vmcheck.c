@@ -214,8 +214,8 @@ static int verify_mmap(const char *path, unsigned seed)
  */
 static int rw_cross(const char *path, unsigned seed)
 {
-	static uint8_t buf[3 * MiB];
-	const uint64_t at[] = { 2 * MiB - 100, 4 * MiB - 4097, 6 * MiB + 1 };
+	static uint8_t buf[MiB + 4096];
+	const uint64_t at[] = { 2 * MiB - 100, 4 * MiB - 4097, 8 * MiB - 3 };
 	uint64_t size, bad = UINT64_MAX;
 	uint8_t *p;
 	int fd = open_size(path, O_RDWR, &size);

@@ -30,11 +30,8 @@ shared_mount() {
 
 shared_reads() {
 	famfs-vmcheck verify-read $IL 1
-	famfs-vmcheck verify-mmap $IL 1
-	famfs-vmcheck verify-read $PLAIN 2
 	famfs-vmcheck verify-mmap $PLAIN 2
 	famfs-vmcheck verify-read $SMALL 3
-	famfs-vmcheck verify-read $LIVE 4
 	famfs-vmcheck verify-mmap $LIVE 4
 }
 
