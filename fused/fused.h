@@ -32,6 +32,7 @@ struct fused_opts {
 	unsigned poll_ms;         /* client: log poll interval */
 	unsigned read_ahead_kb;   /* 0: leave the mount's bdi alone */
 	int ready_fd;             /* -1, or where to write READY=1 */
+	unsigned max_threads;     /* session loop workers */
 	const char *host_name;
 	const char *devs[FAMFS_MAX_DEVICES]; /* absolute paths, as given */
 	unsigned ndev;

@@ -53,9 +53,10 @@ static void usage(FILE *f)
 "  -o OPT[,OPT...]     mount options: allow_other; others go to libfuse\n"
 "  --direct-io         client: no page cache for read() (MAP_SHARED mmap\n"
 "                      then fails with ENODEV on libfuse 3.14)\n"
-"  --read-ahead-kb N   readahead of the mount (default 16384 on a client)\n"
+"  --read-ahead-kb N   readahead of the mount (default 4096 on a client)\n"
 "  --poll-ms N         client: log poll interval (default 2)\n"
 "  --ready-fd FD       write READY=1 to FD once the mount answers\n"
+"  --max-threads N     worker threads of the session loop (default 16)\n"
 "  -f, --foreground    accepted; famfs-fused always runs in the foreground\n"
 "  -d, --debug         libfuse request trace\n"
 "  -h, --help\n\n"
@@ -113,6 +114,7 @@ static int parse_args(int argc, char **argv)
 		{ "read-ahead-kb", required_argument, NULL, 'R' },
 		{ "poll-ms", required_argument, NULL, 'P' },
 		{ "ready-fd", required_argument, NULL, 'r' },
+		{ "max-threads", required_argument, NULL, 'T' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
@@ -123,6 +125,8 @@ static int parse_args(int argc, char **argv)
 	int c;
 
 	o->poll_ms = 2;
+	o->max_threads = getenv("FAMFS_FUSED_THREADS") ?
+			 (unsigned)atoi(getenv("FAMFS_FUSED_THREADS")) : 16;
 	o->ready_fd = -1;
 	o->host_name = getenv("FAMFS_HOST_NAME");
 	while ((c = getopt_long(argc, argv, "+o:fdh", opts, NULL)) != -1) {
@@ -148,6 +152,13 @@ static int parse_args(int argc, char **argv)
 				return -EINVAL;
 			}
 			break;
+		case 'T':
+			if (parse_uint(optarg, "--max-threads", &o->max_threads) ||
+			    !o->max_threads) {
+				fused_log("--max-threads must be at least 1");
+				return -EINVAL;
+			}
+			break;
 		case 'r':
 			if (parse_uint(optarg, "--ready-fd", &u) || u > INT_MAX)
 				return -EINVAL;
@@ -166,7 +177,7 @@ static int parse_args(int argc, char **argv)
 		fused_log("at most %d devices", FAMFS_MAX_DEVICES);
 		return -EINVAL;
 	}
-	o->read_ahead_kb = ra != UINT_MAX ? ra : o->client ? 16384 : 0;
+	o->read_ahead_kb = ra != UINT_MAX ? ra : o->client ? 4096 : 0;
 	for (; optind < argc - 1; optind++) {
 		/* absolute paths: user.famfs.devices must work from any cwd */
 		char *real = realpath(argv[optind], NULL);
@@ -238,8 +249,9 @@ static int serve(void)
 
 	if (!cfg)
 		return -ENOMEM;
-	fuse_loop_cfg_set_max_threads(cfg, 16);
-	fuse_loop_cfg_set_idle_threads(cfg, 4);
+	fuse_loop_cfg_set_max_threads(cfg, fused.o.max_threads);
+	fuse_loop_cfg_set_idle_threads(cfg, fused.o.max_threads < 4 ?
+				       fused.o.max_threads : 4);
 	r = fuse_session_loop_mt(fused.se, cfg);
 	fuse_loop_cfg_destroy(cfg);
 	return r;

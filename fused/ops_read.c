@@ -16,6 +16,7 @@
 
 #define XATTR_MAP "user.famfs.map"
 #define XATTR_DEVICES "user.famfs.devices"
+#define XATTR_PATH "user.famfs.path"
 #define READ_IOV_MAX 64
 
 static bool is_pending(uint64_t ino)
@@ -370,6 +371,33 @@ static char *xattr_map_committed(uint64_t ino, int *err)
 	return json;
 }
 
+/* The path of committed @ino inside the filesystem, as the log names it. */
+static char *node_path(uint64_t ino, int *err)
+{
+	char path[FAMFS_PATH_MAX + 2];
+	struct famfs_node *n;
+	uint64_t committed = ino;
+
+	*err = 0;
+	if (is_pending(ino)) {
+		free(pend_xattr_map(ino, &committed, err));
+		if (*err)
+			return NULL;
+		if (!committed) {
+			*err = -ENODATA; /* not in the log yet */
+			return NULL;
+		}
+	}
+	famfs_fs_rdlock(fused.fs);
+	n = famfs_node_by_ino(fused.fs, committed);
+	*err = n ? famfs_node_path(n, path, sizeof(path)) : -ENOENT;
+	famfs_fs_unlock(fused.fs);
+	if (*err < 0)
+		return NULL;
+	*err = 0;
+	return strdup(path);
+}
+
 static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 			size_t size)
 {
@@ -379,6 +407,8 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	if (!strcmp(name, XATTR_DEVICES)) {
 		json = fused_devices_json();
 		err = json ? 0 : -ENOMEM;
+	} else if (!strcmp(name, XATTR_PATH)) {
+		json = node_path(ino, &err);
 	} else if (!strcmp(name, XATTR_MAP)) {
 		uint64_t committed = 0;
 
@@ -391,6 +421,8 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	} else {
 		err = -ENODATA;
 	}
+	if (!err && !json)
+		err = -ENOMEM;
 	if (err)
 		fuse_reply_err(req, -err);
 	else if (size == 0)
