@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all build check demo deps clean asan
+.PHONY: all build check demo demo-offline deps clean asan
 
 all: build
 
@@ -20,6 +20,9 @@ check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 900
 
 demo: build
+	./scripts/demo-main.sh $(BUILD)
+
+demo-offline: build
 	./scripts/demo.sh $(BUILD)
 
 asan:

@@ -60,13 +60,12 @@ du -sh "$SRV/dataset"
 step "famfsd (state in $W/state, socket $SOCK)"
 mkdir -p /run/famfsd
 "$B/famfsd/famfsd" --foreground --config /dev/null --state-dir "$W/state" --socket "$SOCK" \
-	--plugin-dir "$B/plugins" --host-name node0 > "$W/famfsd.log" 2>&1 &
+	--plugin-dir "$B/plugins" --fused "$B/fused/famfs-fused" --host-name node0 \
+	> "$W/famfsd.log" 2>&1 &
 FAMFSD_PID=$!
 for _ in $(seq 100); do curl -s --unix-socket "$SOCK" http://famfsd/healthz >/dev/null 2>&1 && break; sleep 0.1; done
 curl -s --unix-socket "$SOCK" http://famfsd/healthz; echo
 export FAMFS_HOST=$SOCK
-# famfsd starts famfs-fused from its build directory
-export PATH=$B/fused:$PATH
 
 step "famfs-cli validate + diff + apply examples/cluster.yaml"
 "$CLI" validate "$YAML"
@@ -81,8 +80,10 @@ step "what famfsd now has"
 "$CLI" get mounts
 "$CLI" get jobs
 
+step "the ingest job, followed to its end"
+"$CLI" job wait 1
+
 step "the dataset, read back on the client mount"
-for _ in $(seq 100); do [ -e /mnt/famfs-client/demo/config.json ] && break; sleep 0.1; done
 diff -r "$SRV/dataset" /mnt/famfs-client/demo && echo "client mount: every file byte-identical"
 python3 - "$SRV/dataset" /mnt/famfs-client/demo <<'PY'
 import mmap, os, sys
