@@ -157,12 +157,14 @@ static int create(struct api_req *q, struct api_resp *r)
 		e = p->ops->create(p->ctx, path, size, &d, why, sizeof(why));
 	else
 		e = p->ops->open(p->ctx, path, &d, why, sizeof(why));
+	if (e == -EEXIST)
+		return api_error(r, 409, "already_exists", "%s", why);
+	if (e == -EINVAL || e == -ENOENT || e == -ENOTDIR || e == -EACCES)
+		return api_error(r, 400, "invalid_value", "%s", why);
+	if (e == -EOPNOTSUPP)
+		return api_error(r, 501, "not_implemented", "%s", why);
 	if (e)
-		return api_error(r, e == -EEXIST ? 409 : e == -ENOENT ? 404 :
-				 e == -EINVAL ? 400 : 422,
-				 e == -EEXIST ? "already_exists" : e == -ENOENT
-				 ? "not_found" : e == -EINVAL ? "invalid_value"
-				 : "device_unusable", "%s", why);
+		return api_error(r, 422, "device_unusable", "%s", why);
 	if (!made && !d.usable) {
 		free(d.details_json);
 		return api_error(r, 422, "device_unusable", "%s", d.reason);

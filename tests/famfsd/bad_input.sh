@@ -34,6 +34,7 @@ check 400 invalid_value POST /v1/devices "{\"name\":\"bad name\",\"path\":\"$T/x
 check 400 invalid_value POST /v1/devices "{\"name\":\"odd\",\"path\":\"$T/odd\",\"size\":\"3MiB\"}"
 [ -e "$T/odd" ] && fail "a refused device left its file"
 check 400 invalid_value POST /v1/devices "{\"name\":\"x\",\"path\":\"$T/x\",\"size\":\"lots\"}"
+check 400 invalid_value POST /v1/devices "{\"name\":\"x\",\"path\":\"$T/no/such/dir/x\",\"size\":\"8MiB\"}"
 check 400 invalid_value POST /v1/interleave-sets '{"name":"s","devices":["emul2","emul3"],"chunk":"3MiB"}'
 check 400 invalid_value POST /v1/interleave-sets '{"name":"s","devices":["emul2","emul3"],"strips":3}'
 check 400 invalid_value POST /v1/interleave-sets '{"name":"s","devices":["emul2","emul2"]}'
