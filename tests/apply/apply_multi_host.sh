@@ -102,6 +102,20 @@ assert "size" not in new[0]["calls"][0]["body"], new[0]
 PY
 pass "adding a client plans its adoption only"
 
+if have_fused; then
+	before=$(snapshot m0 c1)
+	run_cli 0 apply "$F"
+	grep -q "Apply complete: 5 created, 0 updated, 0 deleted." <<<"$OUT" || fail "adding c2: $OUT"
+	[ "$before" = "$(snapshot m0 c1)" ] || fail "adding c2 changed m0 or c1"
+	# the cluster works: a file the master creates shows up on c2's mount
+	api m0 POST /v1/files '{"filesystem":"shared","path":"/hello.bin","size":"3MiB"}'
+	[ "$STATUS" = 201 ] || fail "create on the master: $STATUS $BODY"
+	for _ in $(seq 1 600); do [ -e "$T/mnt/c2/hello.bin" ] && break; sleep 0.1; done
+	[ "$(stat -c %s "$T/mnt/c2/hello.bin" 2>/dev/null)" = 3145728 ] \
+		|| fail "the master's file is not on c2's mount"
+	pass "adding a client changes only that client; it sees the master's files"
+fi
+
 # A host that cannot be reached: named; the others are still applied.
 kill -TERM "${PIDS[c2]}"; wait "${PIDS[c2]}" 2>/dev/null; unset 'PIDS[c2]'
 sed -i "s#^devices:#devices:\n  - {name: extra, emul: {path: $T/extra, size: 8MiB}}#" "$F"
