@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <sys/fsuid.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
@@ -64,13 +67,48 @@ static int ms_stat(void *s, const char *path, struct famfs_attr *a)
 	return 0;
 }
 
+/* Put DAC override back into this thread's effective set: changing the
+ * fsuid away from 0 drops it, but the permission check on the parent must
+ * still be root's (the parent may belong to someone else).
+ */
+static void keep_dac_override(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) != 0)
+		return;
+	d[0].effective |= d[0].permitted & ((1u << CAP_DAC_OVERRIDE) |
+					    (1u << CAP_DAC_READ_SEARCH) |
+					    (1u << CAP_FOWNER));
+	syscall(SYS_capset, &h, d);
+}
+
+/*
+ * A directory is committed to the log by mkdir itself and famfs has no
+ * attribute changes, so it must be born with its owner and mode: the FUSE
+ * request carries the caller's fsuid/fsgid (per thread on Linux, so only
+ * this thread changes) and the mode the kernel masked with the umask
+ * (per process, hence the lock and the short window).
+ */
 static int ms_mkdir(void *s, const char *path, uint32_t mode, uint32_t uid, uint32_t gid)
 {
+	static pthread_mutex_t umask_lock = PTHREAD_MUTEX_INITIALIZER;
 	char *p = full(s, path);
-	int r = p && mkdir(p, mode) == 0 ? 0 : -errno;
+	int r;
 
-	if (!r && lchown(p, uid, gid) != 0)
-		r = -errno;
+	if (!p)
+		return -ENOMEM;
+	pthread_mutex_lock(&umask_lock);
+	mode_t old = umask(0);
+	int ofsgid = setfsgid(gid), ofsuid = setfsuid(uid);
+
+	keep_dac_override();
+	r = mkdir(p, mode) == 0 ? 0 : -errno;
+	setfsuid((uid_t)ofsuid);
+	setfsgid((gid_t)ofsgid);
+	umask(old);
+	pthread_mutex_unlock(&umask_lock);
 	free(p);
 	return r;
 }

@@ -1,0 +1,62 @@
+#!/bin/bash
+# Ingest through a master FUSE mount, read back through a client FUSE mount
+# (two famfs-fused processes, as two hosts would): every file byte-identical
+# through read() and mmap(), with modes, owners and mtimes. SRC is argv 1.
+SRC=$1
+source "$(dirname "$0")/../famfsd/lib.sh"
+CLI=$FAMFS_CLI
+start_famfsd --fused "$FAMFS_FUSED"
+make_devices 4 256MiB
+api POST /v1/interleave-sets '{"name":"set0","devices":["emul0","emul1","emul2","emul3"],"chunk":"2MiB"}'
+expect 201
+api POST /v1/filesystems '{"name":"fs0","set":"set0","log_size":"8MiB"}'
+expect 201
+api POST /v1/mounts '{"name":"m","filesystem":"fs0","path":"'"$T"'/master","role":"master"}'
+expect 201
+api POST /v1/mounts '{"name":"c","filesystem":"fs0","path":"'"$T"'/client","role":"client"}'
+expect 201
+for _ in $(seq 100); do
+	mountpoint -q "$T/master" && mountpoint -q "$T/client" && break; sleep 0.1
+done
+mountpoint -q "$T/master" && mountpoint -q "$T/client" || fail "mounts did not come up"
+
+FAMFS_HOST=$SOCK $CLI ingest --wait --verify "$SRC" /data > "$T/ingest.out" 2>&1 \
+	|| fail "ingest through the master mount: $(cat $T/ingest.out)"
+pass "ingest through the master mount"
+for _ in $(seq 100); do [ -d "$T/client/data/odd" ] && break; sleep 0.05; done
+python3 - "$SRC" "$T/client/data" <<'PY' || fail "client read-back"
+import mmap, os, stat, sys
+src, dst = sys.argv[1:3]
+n = 0
+for dp, dns, fns in os.walk(src):
+    for name in dns + fns:
+        s = os.path.join(dp, name); d = os.path.join(dst, os.path.relpath(s, src))
+        a = os.lstat(s)
+        if not (stat.S_ISREG(a.st_mode) or stat.S_ISDIR(a.st_mode)):
+            assert not os.path.lexists(d), "special file copied: " + d
+            continue
+        b = os.lstat(d)
+        assert stat.S_IMODE(a.st_mode) == stat.S_IMODE(b.st_mode), (d, oct(a.st_mode), oct(b.st_mode))
+        assert (a.st_uid, a.st_gid) == (b.st_uid, b.st_gid), d
+        if stat.S_ISDIR(a.st_mode):
+            continue
+        assert a.st_size == b.st_size and a.st_mtime_ns == b.st_mtime_ns, d
+        want = open(s, "rb").read()
+        assert open(d, "rb").read() == want, "read() differs: " + d
+        if want:
+            with open(d, "rb") as f, mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ) as m:
+                assert m[:] == want, "mmap differs: " + d
+        n += 1
+print("ok:", n, "files identical on the client through read() and mmap()")
+PY
+# the same again: nothing new in the log
+before=$($CLI log -o json $T/dev0 $T/dev1 $T/dev2 $T/dev3 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["entries"]))')
+FAMFS_HOST=$SOCK $CLI ingest --wait "$SRC" /data > "$T/again.out" 2>&1 || fail "second ingest: $(cat $T/again.out)"
+after=$($CLI log -o json $T/dev0 $T/dev1 $T/dev2 $T/dev3 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["entries"]))')
+[ "$before" = "$after" ] || fail "second ingest appended $((after - before)) entries"
+pass "second ingest through the mount copies nothing"
+$CLI fsck -q "$T/master" > "$T/fsck.out" || fail "fsck on the mounted fs: $(cat $T/fsck.out)"
+pass "fsck on the mounted filesystem is clean"
+api DELETE /v1/mounts/c; expect 204
+api DELETE /v1/mounts/m; expect 204
+exit 0
