@@ -14,6 +14,8 @@
  *                                      for GO, then check the bytes again
  *   writeopen SEED SIZE PATH READY     write PATH, touch READY, keep it open
  *                                      until killed
+ *   mountq PATH                        print famfs_mountq_resolve(PATH):
+ *                                      the in-fs path, then each device
  *   readbw PATH [BS]                   sequential read() GB/s
  *   mmapbw PATH PASSES                 memcpy from an mmap, GB/s per pass
  *   memcpybw PATH                      memcpy of PATH's bytes straight from
@@ -33,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "famfs_mountq.h"
 #include "fmap_resolve.h"
 
 #define BUF_SIZE (4u << 20)
@@ -306,6 +309,24 @@ static int cmd_writeopen(uint64_t seed, uint64_t size, const char *path,
 		pause();
 }
 
+static int cmd_mountq(const char *path)
+{
+	char **devs, *fs_path;
+	unsigned n;
+	int r = famfs_mountq_resolve(path, &devs, &n, &fs_path);
+
+	if (r) {
+		fprintf(stderr, "testutil: %s: %s\n", path, strerror(-r));
+		return 1;
+	}
+	printf("%s\n", fs_path);
+	for (unsigned i = 0; i < n; i++)
+		printf("%s\n", devs[i]);
+	famfs_mountq_free(devs, n);
+	free(fs_path);
+	return 0;
+}
+
 static int cmd_readbw(const char *path, size_t bs)
 {
 	uint8_t *buf = aligned_alloc(4096, bs);
@@ -470,6 +491,8 @@ int main(int argc, char **argv)
 				argv[6]);
 	if (!strcmp(c, "writeopen") && argc == 6)
 		return cmd_writeopen(num(argv[2]), num(argv[3]), argv[4], argv[5]);
+	if (!strcmp(c, "mountq") && argc == 3)
+		return cmd_mountq(argv[2]);
 	if (!strcmp(c, "readbw") && argc >= 3)
 		return cmd_readbw(argv[2], argc > 3 ? num(argv[3]) : BUF_SIZE);
 	if (!strcmp(c, "mmapbw") && argc == 4)

@@ -56,6 +56,19 @@ echo "$map" | grep -q '"nstrips":4' || die "il is not over 4 devices: $map"
 ok "64 MiB file sized first is interleaved over 4 devices"
 "$UTIL" xattr "$C" user.famfs.devices | grep -q "$T/dev3" ||
 	die "user.famfs.devices does not name the devices"
+# what famfs-cli getmap/fsck use on a mounted path (fused/famfs_mountq.h)
+"$UTIL" mountq "$C/a/b/sib" >"$T/mq" || die "famfs_mountq_resolve"
+[ "$(head -1 "$T/mq")" = "/a/b/sib" ] || die "mountq path: $(head -1 "$T/mq")"
+[ "$(sed -n 2p "$T/mq")" = "$T/dev0" ] && [ "$(sed -n 5p "$T/mq")" = "$T/dev3" ] ||
+	die "mountq devices: $(cat "$T/mq")"
+"$CLI" getmap -o json -d "$T/dev0" -d "$T/dev1" -d "$T/dev2" -d "$T/dev3" /il |
+	tr -d ' \n' >"$T/offline"
+"$UTIL" xattr "$M/il" user.famfs.map >"$T/online"
+grep -o '"strips":\[[^]]*\]' "$T/offline" >"$T/s1" || die "offline getmap: $(cat "$T/offline")"
+grep -o '"strips":\[[^]]*\]' "$T/online" >"$T/s2"
+cmp -s "$T/s1" "$T/s2" || die "user.famfs.map differs from getmap: $(cat "$T/s1") vs $(cat "$T/s2")"
+if "$UTIL" mountq "$T" 2>/dev/null; then die "mountq accepted a path outside famfs"; fi
+ok "mounted paths resolve to the devices and fs path; user.famfs.map = getmap -o json"
 
 ls -l "$C/a/b" >/dev/null || die "ls on the client"
 [ "$(stat -c %a "$C/a/b/sib")" = "$(stat -c %a "$M/a/b/sib")" ] ||
