@@ -170,6 +170,8 @@ void fsmaster_expire(int idle_seconds)
 
 int fsmaster_drop(const char *fsname)
 {
+	if (fsmaster_busy(fsname))
+		return -EBUSY;
 	for (int i = 0; i < MAX_VIEWS; i++)
 		if (masters[i].fs && !strcmp(masters[i].name, fsname)) {
 			if (masters[i].holds)
@@ -200,11 +202,26 @@ void fsmaster_release(struct famfs_fs *fs)
 
 bool fsmaster_busy(const char *fsname)
 {
+	sqlite3_stmt *st;
+	bool busy = false;
+
 	for (int i = 0; i < MAX_VIEWS; i++)
 		if (masters[i].fs && masters[i].holds &&
 		    !strcmp(masters[i].name, fsname))
 			return true;
-	return false;
+	/* A running ingest job writes through the master handle even when
+	 * it did not take a hold on it: it names the filesystem, or names
+	 * none (the only one).
+	 */
+	st = store_prep(famfsd.db, "SELECT 1 FROM jobs WHERE kind='ingest' AND "
+		"state='running' AND coalesce(json_extract(params, "
+		"'$.filesystem'), ?1) = ?1");
+	if (st) {
+		sqlite3_bind_text(st, 1, fsname, -1, SQLITE_STATIC);
+		busy = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+	}
+	return busy;
 }
 
 void fsview_drop(const char *fsname)
