@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Attributes of committed nodes, read under the namespace read lock. */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -111,4 +112,51 @@ void fused_release_node(struct famfs_node *n)
 	pthread_mutex_lock(&fused.ns_mu);
 	famfs_node_release(fused.fs, n);
 	pthread_mutex_unlock(&fused.ns_mu);
+}
+
+static pthread_mutex_t ofiles_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct ofile *ofiles;
+
+struct ofile *fused_ofile_new(void)
+{
+	struct ofile *of = calloc(1, sizeof(*of));
+
+	if (!of)
+		return NULL;
+	pthread_mutex_lock(&ofiles_mu);
+	of->next = ofiles;
+	if (ofiles)
+		ofiles->prev = of;
+	ofiles = of;
+	pthread_mutex_unlock(&ofiles_mu);
+	return of;
+}
+
+void fused_ofile_free(struct ofile *of)
+{
+	if (!of)
+		return;
+	pthread_mutex_lock(&ofiles_mu);
+	if (of->prev)
+		of->prev->next = of->next;
+	else
+		ofiles = of->next;
+	if (of->next)
+		of->next->prev = of->prev;
+	pthread_mutex_unlock(&ofiles_mu);
+	free(of);
+}
+
+void fused_ofiles_free_all(void)
+{
+	pthread_mutex_lock(&ofiles_mu);
+	while (ofiles) {
+		struct ofile *of = ofiles;
+
+		ofiles = of->next;
+		if (of->node)
+			famfs_node_release(fused.fs, of->node);
+		free(of);
+	}
+	pthread_mutex_unlock(&ofiles_mu);
 }

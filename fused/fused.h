@@ -76,7 +76,15 @@ struct ofile {
 	struct famfs_node *node;
 	struct pfile *pf;
 	uint64_t ino;
+	struct ofile *prev, *next;   /* every open handle, for shutdown */
 };
+
+/* attr.c: open handles are tracked so that those the kernel never
+ * released (unmounted while open) are freed at shutdown.
+ */
+struct ofile *fused_ofile_new(void);
+void fused_ofile_free(struct ofile *of);
+void fused_ofiles_free_all(void);
 
 /* main.c */
 void fused_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -237,9 +237,13 @@ static struct fuse_session *new_session(const char *argv0)
 		 "default_permissions%s%s%s", strchr(dev0, ',') ? "dev" : dev0,
 		 fused.o.allow_other ? ",allow_other" : "",
 		 fused.o.client ? ",ro" : "", extra_opts);
+	struct fuse_session *se;
+
 	fused_ops_read(&ops);
 	fused_ops_write(&ops);
-	return fuse_session_new(&args, &ops, sizeof(ops), NULL);
+	se = fuse_session_new(&args, &ops, sizeof(ops), NULL);
+	fuse_opt_free_args(&args); /* the session keeps what it needs */
+	return se;
 }
 
 static int serve(void)
@@ -296,6 +300,7 @@ int main(int argc, char **argv)
 		pend_commit_all();
 	fuse_session_unmount(fused.se);
 	fused_threads_stop();
+	fused_ofiles_free_all();
 	fuse_remove_signal_handlers(fused.se);
 	fuse_session_destroy(fused.se);
 	famfs_close(fused.fs);

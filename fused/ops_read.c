@@ -194,7 +194,7 @@ static void op_releasedir(fuse_req_t req, fuse_ino_t ino,
 
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct ofile *of = calloc(1, sizeof(*of));
+	struct ofile *of = fused_ofile_new();
 	uint64_t target = ino;
 	int r = 0;
 
@@ -214,7 +214,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (!r && !of->pf && !(of->node = fused_hold_node(target)))
 		r = -ENOENT;
 	if (r) {
-		free(of);
+		fused_ofile_free(of);
 		fuse_reply_err(req, -r);
 		return;
 	}
@@ -319,7 +319,7 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	} else {
 		fused_release_node(of->node);
 	}
-	free(of);
+	fused_ofile_free(of);
 	fuse_reply_err(req, 0);
 }
 

@@ -46,14 +46,14 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, EPERM);
 		return;
 	}
-	of = calloc(1, sizeof(*of));
+	of = fused_ofile_new();
 	if (!of) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
 	r = pend_create(parent, name, mode, ctx->uid, ctx->gid, true, &of->pf, &e);
 	if (r) {
-		free(of);
+		fused_ofile_free(of);
 		fuse_reply_err(req, -r);
 		return;
 	}
@@ -62,7 +62,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (fuse_reply_create(req, &e, fi) == -ENOENT) {
 		/* the creator was interrupted: nobody will close this */
 		pend_release(of->pf);
-		free(of);
+		fused_ofile_free(of);
 	}
 }
 

@@ -287,6 +287,8 @@ static int cmd_hold(uint64_t seed, uint64_t size, const char *path,
 	}
 	munmap(m, size);
 	close(fd);
+	free(want);
+	free(buf);
 	return 0;
 }
 
