@@ -79,12 +79,12 @@ api() {
 expect() {
 	[ "$STATUS" = "$1" ] || fail "expected HTTP $1, got $STATUS: $BODY"
 	if [ $# -ge 2 ]; then
-		local code
-		code=$(jq_get "$BODY" .error.code)
-		[ "$code" = "$2" ] || fail "expected error code $2, got '$code': $BODY"
-		local msg
-		msg=$(jq_get "$BODY" .error.message)
-		[ -n "$msg" ] || fail "error without a message: $BODY"
+		# one python run: the code must match and the message be non-empty
+		python3 -c '
+import json, sys
+e = json.loads(sys.argv[1])["error"]
+sys.exit(0 if e["code"] == sys.argv[2] and e["message"] else 1)
+' "$BODY" "$2" 2>/dev/null || fail "expected error code $2 with a message: $BODY"
 	fi
 }
 
