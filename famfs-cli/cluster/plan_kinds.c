@@ -179,6 +179,22 @@ static bool same_devices(struct planner *pl, size_t h, const struct cl_set *s,
 	return true;
 }
 
+/* Whether host @h has (or this plan creates) set member @name: emulated
+ * devices are created; CXL devices and regions must be there already
+ * (their absence is a conflict reported by plan_devices/plan_regions).
+ */
+static bool member_available(struct planner *pl, size_t h, const char *name)
+{
+	const struct cl_device *d = cluster_device(pl->c, name);
+
+	if (!pl->hosts[h].reachable)
+		return true;
+	if (d)
+		return d->kind == CL_DEV_EMUL ||
+		       actual_device(&pl->hosts[h], d) != NULL;
+	return state_device(&pl->hosts[h], name) != NULL;
+}
+
 void plan_sets(struct planner *pl, size_t h)
 {
 	for (size_t i = 0; i < pl->c->nsets; i++) {
@@ -187,6 +203,7 @@ void plan_sets(struct planner *pl, size_t h)
 		json_object *body, *devs;
 		struct plan_step *st;
 		char b1[32], b2[32];
+		size_t j;
 
 		if (!set_on_host(pl->c, s, h))
 			continue;
@@ -204,10 +221,15 @@ void plan_sets(struct planner *pl, size_t h)
 					 "says %u", s->name, a->strips, s->strips);
 			continue;
 		}
+		for (j = 0; j < s->devices.n; j++)
+			if (!member_available(pl, h, s->devices.v[j]))
+				break;
+		if (j < s->devices.n)
+			continue; /* waits for that device: see the conflict */
 		body = json_object_new_object();
 		devs = json_object_new_array();
 		jstr(body, "name", s->name);
-		for (size_t j = 0; j < s->devices.n; j++)
+		for (j = 0; j < s->devices.n; j++)
 			json_object_array_add(devs, json_object_new_string(
 				actual_name(pl, h, s->devices.v[j])));
 		json_object_object_add(body, "devices", devs);

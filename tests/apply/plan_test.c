@@ -496,6 +496,53 @@ static void dataset_interleave_must_match_the_policy(void **st)
 	cluster_free(c);
 }
 
+static void cxl_devices_are_found_by_dax_name_regions_are_conflicts(void **st)
+{
+	static const char yaml[] =
+		"apiVersion: famfs.io/v1alpha1\n"
+		"kind: Cluster\n"
+		"metadata: {name: cxl}\n"
+		"hosts: [{name: h0, endpoint: /run/h0.sock, role: master}]\n"
+		"devices:\n"
+		"  - {name: pool0, cxl: {dax: dax0.0}}\n"
+		"  - {name: pool1, cxl: {dax: dax1.0}}\n"
+		"  - {name: mem0, cxl: {serial: 17}}\n"
+		"  - {name: mem1, cxl: {serial: 18}}\n"
+		"regions:\n"
+		"  - {name: hw0, memdevs: [mem0, mem1], ways: 2}\n"
+		"sets:\n"
+		"  - {name: s0, devices: [pool0]}\n"
+		"  - {name: s1, devices: [pool1]}\n";
+	static const char devices[] =
+		"{\"items\":[{\"name\":\"dax0.0\",\"provider\":\"cxl\","
+		"\"path\":\"/dev/dax0.0\",\"size\":4294967296,"
+		"\"state\":\"online\"}]}";
+	struct cluster *c = load_text("cxl.yaml", yaml);
+	struct plan_opts o = { .prune = true };
+	struct host_state s[1];
+	json_object *devs;
+	struct plan p;
+
+	(void)st;
+	state_from(&s[0], "h0", NULL, devices, NULL, NULL, NULL, NULL);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	/* s0 is made of famfsd's dax0.0, the file's pool0 */
+	assert_int_equal(p.n, 1);
+	assert_string_equal(step_str(c, &p, 0), "create set s0 on h0");
+	devs = json_object_object_get(p.steps[0].calls[0].body, "devices");
+	assert_string_equal(json_object_get_string(
+		json_object_array_get_idx(devs, 0)), "dax0.0");
+	/* pool1 is not there; famfsd cannot make region hw0; s1 waits */
+	assert_int_equal(p.nconflicts, 2);
+	assert_non_null(strstr(p.conflicts[0], "cxl device pool1 (dax1.0) is "
+			       "not among the devices famfsd discovered"));
+	assert_non_null(strstr(p.conflicts[1], "region hw0: famfsd's API "
+			       "cannot create CXL regions yet"));
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -511,6 +558,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(unreachable_host_steps_are_skipped),
 		cmocka_unit_test(dataset_done_by_an_earlier_job_is_not_redone),
 		cmocka_unit_test(dataset_interleave_must_match_the_policy),
+		cmocka_unit_test(cxl_devices_are_found_by_dax_name_regions_are_conflicts),
 	};
 	char cmd[600];
 	int r;
