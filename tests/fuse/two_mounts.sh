@@ -128,6 +128,10 @@ echo "df used $used bytes, du $held bytes"
 	die "df used ($used) is far above what files hold ($held)"
 ok "df and du agree (within one 2 MiB unit per device)"
 
+# fsck never writes: it runs on the mounted devices (what famfs-cli fsck
+# MOUNTPOINT will do after famfs_mountq_resolve)
+"$CLI" fsck -q $("$UTIL" mountq "$M" | tail -n +2) || die "fsck while mounted"
+ok "fsck of the mounted filesystem's devices is clean"
 umount_fs "$C" "$CPID"
 umount_fs "$M" "$MPID"
 "$CLI" fsck -q $DEVS || die "fsck after unmount"
