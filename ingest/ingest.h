@@ -62,7 +62,7 @@ struct ingest_sink_ops {
 	int (*commit)(void *s, struct ingest_target *t, const char *path,
 		      const struct famfs_file_attr *a, char *why, size_t whylen);
 	/* Give the reservation back: the file never becomes visible. */
-	void (*abort)(void *s, struct ingest_target *t);
+	void (*abort)(void *s, struct ingest_target *t, const char *path);
 	/* Bytes free for new files. */
 	uint64_t (*free_bytes)(void *s);
 	/* Read @len bytes of a committed file at @off (for verify). */

@@ -317,7 +317,7 @@ static void copy_one(struct job *j, const struct ingest_item *it)
 	}
 	r = copy_into(j, fd, &t, it->size, &hash, it->rel);
 	if (r) {
-		j->sink->ops->abort(j->sink->s, &t);
+		j->sink->ops->abort(j->sink->s, &t, dst);
 		goto out;
 	}
 	r = j->sink->ops->commit(j->sink->s, &t, dst, &a, why, sizeof(why));

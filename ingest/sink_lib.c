@@ -76,8 +76,9 @@ static int lib_commit(void *s, struct ingest_target *t, const char *path,
 	return r;
 }
 
-static void lib_abort(void *s, struct ingest_target *t)
+static void lib_abort(void *s, struct ingest_target *t, const char *path)
 {
+	(void)path;
 	famfs_alloc_release(s, t->map);
 	free(t->map);
 	t->map = NULL;

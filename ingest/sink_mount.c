@@ -243,6 +243,8 @@ fail:
 	return r;
 }
 
+static int ms_remove(void *s, const char *path);
+
 static int ms_commit(void *s, struct ingest_target *t, const char *path,
 		     const struct famfs_file_attr *a, char *why, size_t whylen)
 {
@@ -272,16 +274,21 @@ static int ms_commit(void *s, struct ingest_target *t, const char *path,
 	return r;
 }
 
-static void ms_abort(void *s, struct ingest_target *t)
+static void ms_abort(void *s, struct ingest_target *t, const char *path)
 {
 	struct mount_file *f = t->sink_private;
 
-	(void)s;
-	/* pending: the server drops the file at close, it never appeared */
+	/* pending: the server drops the file at close, it never appeared;
+	 * a server without pending files committed it at close: delete it
+	 */
 	if (f) {
 		close(f->fd);
+		if (!f->pending)
+			ms_remove(s, path);
 		free(f);
 	}
+	free(t->map);
+	t->map = NULL;
 	t->sink_private = NULL;
 }
 
