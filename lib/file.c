@@ -14,6 +14,18 @@ static int need_master(struct famfs_fs *fs, struct famfs_err *e)
 	return 0;
 }
 
+/* Make sure a failure's message names the path it is about. */
+static int name_path_in_error(struct famfs_err *e, int r, const char *path)
+{
+	if (r && e && !strstr(e->msg, path)) {
+		char msg[sizeof(e->msg)];
+
+		memcpy(msg, e->msg, sizeof(msg));
+		famfs_set_err(e, r, "%s: %s", path, msg);
+	}
+	return r;
+}
+
 FAMFS_EXPORT int famfs_alloc(struct famfs_fs *fs, uint64_t size,
 			     const struct famfs_alloc_policy *p,
 			     struct famfs_fmap **out, struct famfs_err *e)
@@ -83,13 +95,7 @@ FAMFS_EXPORT int famfs_commit_file(struct famfs_fs *fs, const char *path,
 	fs->map_reserved = false;
 	pthread_rwlock_unlock(&fs->lock);
 	free(tail);
-	if (r && e && !strstr(e->msg, norm)) {
-		char msg[sizeof(e->msg)];
-
-		memcpy(msg, e->msg, sizeof(msg));
-		famfs_set_err(e, r, "%s: %s", norm, msg);
-	}
-	return r;
+	return name_path_in_error(e, r, norm);
 }
 
 FAMFS_EXPORT int famfs_create_file(struct famfs_fs *fs, const char *path,
@@ -157,13 +163,7 @@ FAMFS_EXPORT int famfs_mkdir(struct famfs_fs *fs, const char *path,
 	r = famfs_log_append(fs, FAMFS_ENTRY_MKDIR, &d, sizeof(d), norm,
 			     (uint32_t)plen, e);
 	pthread_rwlock_unlock(&fs->lock);
-	if (r && e && !strstr(e->msg, norm)) {
-		char msg[sizeof(e->msg)];
-
-		memcpy(msg, e->msg, sizeof(msg));
-		famfs_set_err(e, r, "%s: %s", norm, msg);
-	}
-	return r;
+	return name_path_in_error(e, r, norm);
 }
 
 FAMFS_EXPORT int famfs_unlink(struct famfs_fs *fs, const char *path,
