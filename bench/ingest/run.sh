@@ -14,7 +14,7 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$W/xfs" "$S"
-truncate -s 6G "$W/xfs.img"; mkfs.xfs -q "$W/xfs.img"; mount -o loop "$W/xfs.img" "$W/xfs"
+truncate -s 9G "$W/xfs.img"; mkfs.xfs -q "$W/xfs.img"; mount -o loop "$W/xfs.img" "$W/xfs"
 python3 "$HERE/gen_tree.py" "$W/xfs/mixed" 20000
 python3 "$HERE/gen_tree.py" "$W/xfs/many" "$SMALL" 0 0
 bytes=$(du -sb --apparent-size "$W/xfs/mixed" | cut -f1)

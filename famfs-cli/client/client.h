@@ -17,6 +17,7 @@
 #define FAMFS_CLIENT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include <json-c/json.h>
 

@@ -109,23 +109,6 @@ static int pick_filesystem(const char *want, char *out, size_t len, char *why,
 	return -ENOENT;
 }
 
-/* Path of a running master mount of @fs on this host, if any. */
-static bool master_mount_path(const char *fs, char *out, size_t len)
-{
-	sqlite3_stmt *st = store_prep(famfsd.db,
-		"SELECT path FROM mounts WHERE filesystem = ? AND role = 'master' "
-		"AND state = 'mounted'");
-	bool found = false;
-
-	store_bind_text(st, 1, fs);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
-		found = true;
-	}
-	sqlite3_finalize(st);
-	return found;
-}
-
 struct watcher {
 	struct job *job;
 	struct ingest_progress *prog;
@@ -184,15 +167,18 @@ static int ingest_run_job(struct job *j)
 			    sizeof(why));
 	if (!r)
 		r = fs_device_paths(fsname, &paths, &ndev);
-	via_mount = !r && master_mount_path(fsname, mnt, sizeof(mnt));
+	famfsd_unlock();
+	fs_paths_free(paths, ndev);
+	/* with a master mount the FUSE server writes the log; else famfsd's
+	 * own master handle, held for the whole job (no mount/mkfs meanwhile)
+	 */
+	via_mount = !r && job_master_mount_path(fsname, mnt, sizeof(mnt)) == 0;
 	if (!r && via_mount)
 		r = ingest_sink_mount_open(&sink, mnt, ndev);
-	else if (!r && !(fs = fsmaster_get(fsname, &rc, why, sizeof(why))))
+	else if (!r && !(fs = job_hold_master(j, fsname, &rc, why, sizeof(why))))
 		r = rc ? rc : -EIO;
 	if (!r && fs)
 		ingest_sink_lib(&sink, fs);
-	famfsd_unlock();
-	fs_paths_free(paths, ndev);
 	if (r) {
 		job_set_error(j, "%s", why[0] ? why : strerror(-r));
 		return r;
@@ -221,6 +207,8 @@ out:
 		store_close(db);
 	if (via_mount)
 		ingest_sink_mount_close(&sink);
+	if (fs)
+		job_release_master(j);
 	return r;
 }
 

@@ -4,7 +4,7 @@
 # Goal (issue 6): < 1 s. Prints the apply-from-nothing time and the median
 # of 5 no-op applies. Not part of ctest (it creates ~2.6 GiB of emulated
 # devices); run: FAMFSD=... PLUGINS=... FAMFS_CLI=... bash bench_noop_apply.sh
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../../tests/apply/lib.sh"
 HOSTS=${HOSTS:-8}
 PER_HOST=${PER_HOST:-42}   # devices, sets and filesystems per host
 F=$T/cluster.yaml
