@@ -340,11 +340,27 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	fuse_reply_err(req, -pend_rename(parent, name, newparent, newname));
 }
 
+/* The two writable virtual xattrs steer when an ingest's file commits
+ * (docs/fuse.md); the user.famfs.* values are otherwise read-only.
+ */
 static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 			const char *value, size_t size, int flags)
 {
-	(void)ino; (void)name; (void)value; (void)size; (void)flags;
-	fuse_reply_err(req, fused.o.client ? EROFS : ENOTSUP);
+	bool pending = !strcmp(name, "user.famfs.pending");
+	bool commit = !strcmp(name, "user.famfs.commit");
+
+	(void)value; (void)size; (void)flags;
+	if (refuse_client(req))
+		return;
+	if (!pending && !commit) {
+		fuse_reply_err(req, ENOTSUP);
+		return;
+	}
+	if (!is_pending(ino)) {
+		fuse_reply_err(req, EINVAL); /* committed, or a directory */
+		return;
+	}
+	fuse_reply_err(req, -pend_set_commit_mode(ino, commit));
 }
 
 void fused_ops_write(struct fuse_lowlevel_ops *ops)

@@ -287,7 +287,8 @@ int pend_flush(struct pfile *pf)
 	/* An empty file is not committed here: a shell's `cmd >f` closes
 	 * its first descriptor (a flush) before cmd writes through the dup.
 	 */
-	if (pf->opens == 1 && !pf->committed_ino && !pf->unlinked && pf->size)
+	if (pf->opens == 1 && !pf->committed_ino && !pf->unlinked && pf->size &&
+	    !pf->explicit_commit)
 		r = commit(pf);
 	pthread_mutex_unlock(&fused.pend_mu);
 	return r;
@@ -297,11 +298,18 @@ void pend_release(struct pfile *pf)
 {
 	pthread_mutex_lock(&fused.pend_mu);
 	if (pf->opens && --pf->opens == 0 && !pf->committed_ino) {
-		if (pf->unlinked) {
-			live_unlink(pf);
-		} else {
-			(void)commit(pf);
+		if (pf->explicit_commit && !pf->unlinked) {
+			/* never told to commit (a killed ingest): drop it */
+			fused_log("%s released without user.famfs.commit: discarded",
+				  pf->name);
+			pf->unlinked = true;
+			/* the kernel still has the name: drop it */
+			fused_notify_delete(pf->parent, pf->ino, pf->name);
 		}
+		if (pf->unlinked)
+			live_unlink(pf);
+		else
+			(void)commit(pf);
 	}
 	maybe_free(pf);
 	pthread_mutex_unlock(&fused.pend_mu);
@@ -457,13 +465,37 @@ void pend_foreach_in(uint64_t dir, void (*fn)(void *, const char *, uint64_t),
 	pthread_mutex_unlock(&fused.pend_mu);
 }
 
+int pend_set_commit_mode(uint64_t ino, bool commit_now)
+{
+	struct pfile *pf;
+	int r = 0;
+
+	pthread_mutex_lock(&fused.pend_mu);
+	pf = find_ino(ino);
+	if (!pf || pf->committed_ino || pf->unlinked || !pf->opens ||
+	    (commit_now && !pf->explicit_commit))
+		r = -EINVAL;
+	else if (!commit_now)
+		pf->explicit_commit = true;
+	else {
+		pf->explicit_commit = false;
+		r = commit(pf);
+	}
+	pthread_mutex_unlock(&fused.pend_mu);
+	return r;
+}
+
 void pend_commit_all(void)
 {
 	pthread_mutex_lock(&fused.pend_mu);
 	while (fused.pend_live) {
 		struct pfile *pf = fused.pend_live;
 
-		if (pf->unlinked) {
+		if (pf->unlinked || pf->explicit_commit) {
+			if (!pf->unlinked)
+				fused_log("unmounted with %s never committed "
+					  "(user.famfs.pending): discarded", pf->name);
+			pf->unlinked = true;
 			live_unlink(pf);
 			continue;
 		}

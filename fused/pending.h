@@ -16,6 +16,7 @@ struct pfile {
 	unsigned opens;           /* pend_mu: open handles */
 	uint64_t nlookup;         /* pend_mu: kernel references */
 	bool unlinked;            /* pend_mu: will never be committed */
+	bool explicit_commit;     /* pend_mu: user.famfs.pending was set */
 	uint64_t committed_ino;   /* pend_mu: nonzero once committed */
 	pthread_mutex_t mu;       /* map and size */
 	uint64_t size;
@@ -51,6 +52,11 @@ void pend_stat(struct pfile *pf, struct stat *st);
 uint64_t pend_committed_ino(struct pfile *pf);
 /* Commit @pf now if this is its only open handle (flush at close). */
 int pend_flush(struct pfile *pf);
+/* user.famfs.pending / user.famfs.commit on uncommitted @ino (ingest):
+ * "pending" makes the file commit only when told (a release without it
+ * discards the file); "commit" commits it now. -EINVAL on anything else.
+ */
+int pend_set_commit_mode(uint64_t ino, bool commit_now);
 /* At shutdown: commit what was written but never released. */
 void pend_commit_all(void);
 

@@ -16,6 +16,12 @@
  *                                      until killed
  *   mountq PATH                        print famfs_mountq_resolve(PATH):
  *                                      the in-fs path, then each device
+ *   ingest SEED SIZE PATH commit|discard   what the ingest engine does
+ *                                      through a master mount: create,
+ *                                      user.famfs.pending, fallocate, write
+ *                                      the bytes straight into the devices
+ *                                      its user.famfs.map names, then
+ *                                      user.famfs.commit (or not), close
  *   readbw PATH [BS]                   sequential read() GB/s
  *   mmapbw PATH PASSES                 memcpy from an mmap, GB/s per pass
  *   memcpybw PATH                      memcpy of PATH's bytes straight from
@@ -329,6 +335,93 @@ static int cmd_mountq(const char *path)
 	return 0;
 }
 
+/* Write file range [0, size) of map JSON @js straight into the devices. */
+static int write_devices(const char *js, uint64_t seed, uint64_t size)
+{
+	struct famfs_map_item items[64];
+	struct json_object *o = json_tokener_parse(js), *map, *arr, *v;
+	int fds[64];
+	uint64_t chunk = 0, len;
+	uint8_t *buf = malloc(BUF_SIZE);
+	size_t ni;
+	bool il;
+
+	if (!o || !buf || !json_object_object_get_ex(o, "map", &map))
+		return -1;
+	il = json_object_object_get_ex(map, "strips", &arr);
+	if (!il && !json_object_object_get_ex(map, "extents", &arr))
+		return -1;
+	if (il && json_object_object_get_ex(map, "chunk", &v))
+		chunk = json_object_get_uint64(v);
+	ni = json_object_array_length(arr);
+	for (size_t i = 0; i < ni && i < 64; i++) {
+		struct json_object *x = json_object_array_get_idx(arr, i), *f;
+
+		json_object_object_get_ex(x, "device", &f);
+		fds[i] = open(json_object_get_string(f), O_RDWR);
+		json_object_object_get_ex(x, "offset", &f);
+		items[i].offset = json_object_get_uint64(f);
+		json_object_object_get_ex(x, "length", &f);
+		items[i].length = json_object_get_uint64(f);
+		items[i].dev_index = (uint32_t)i;
+		if (fds[i] < 0)
+			return -1;
+	}
+	for (uint64_t off = 0; off < size; off += len) {
+		struct famfs_loc loc;
+
+		if (famfs_resolve_items(il ? FAMFS_MAP_INTERLEAVE : FAMFS_MAP_EXTENTS,
+					chunk, items, (uint32_t)ni, off, &loc))
+			return -1;
+		len = size - off < loc.length ? size - off : loc.length;
+		len = len < BUF_SIZE ? len : BUF_SIZE;
+		fill(seed, off, buf, len);
+		if (pwrite(fds[loc.dev_index], buf, len, (off_t)loc.dev_offset) !=
+		    (ssize_t)len)
+			return -1;
+	}
+	for (size_t i = 0; i < ni; i++)
+		close(fds[i]);
+	json_object_put(o);
+	free(buf);
+	return 0;
+}
+
+static int cmd_ingest(uint64_t seed, uint64_t size, const char *path,
+		      const char *how)
+{
+	int fd = open(path, O_CREAT | O_EXCL | O_RDWR, 0640);
+	char js[65536];
+	ssize_t n;
+
+	if (fd < 0)
+		return fail("create", path);
+	if (fsetxattr(fd, "user.famfs.pending", "1", 1, 0))
+		return fail("set user.famfs.pending", path);
+	if (fallocate(fd, 0, 0, (off_t)size))
+		return fail("fallocate", path);
+	n = fgetxattr(fd, "user.famfs.map", js, sizeof(js) - 1);
+	if (n < 0)
+		return fail("get user.famfs.map", path);
+	js[n] = '\0';
+	if (!strstr(js, "\"committed\":false")) {
+		fprintf(stderr, "testutil: %s: not pending: %s\n", path, js);
+		return 1;
+	}
+	if (write_devices(js, seed, size))
+		return fail("write the devices of", path);
+	if (!strcmp(how, "commit") && fsetxattr(fd, "user.famfs.commit", "1", 1, 0))
+		return fail("set user.famfs.commit", path);
+	if (!strcmp(how, "commit") &&
+	    fsetxattr(fd, "user.famfs.commit", "1", 1, 0) == 0) {
+		fprintf(stderr, "testutil: %s: committed twice\n", path);
+		return 1;
+	}
+	if (close(fd))
+		return fail("close", path);
+	return 0;
+}
+
 static int cmd_readbw(const char *path, size_t bs)
 {
 	uint8_t *buf = aligned_alloc(4096, bs);
@@ -495,6 +588,8 @@ int main(int argc, char **argv)
 		return cmd_writeopen(num(argv[2]), num(argv[3]), argv[4], argv[5]);
 	if (!strcmp(c, "mountq") && argc == 3)
 		return cmd_mountq(argv[2]);
+	if (!strcmp(c, "ingest") && argc == 6)
+		return cmd_ingest(num(argv[2]), num(argv[3]), argv[4], argv[5]);
 	if (!strcmp(c, "readbw") && argc >= 3)
 		return cmd_readbw(argv[2], argc > 3 ? num(argv[3]) : BUF_SIZE);
 	if (!strcmp(c, "mmapbw") && argc == 4)
