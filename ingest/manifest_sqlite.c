@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ingest.h"
@@ -32,7 +33,40 @@ struct sqlite_manifest {
 	pthread_mutex_t lock;
 	sqlite3_stmt *get, *put;
 	char error[256];
+	unsigned batched;       /* puts in the open transaction */
+	struct timespec batch_start;
 };
+
+/*
+ * Puts are grouped: one transaction per 512 files or 200 ms. Losing the
+ * last batch in a crash is harmless: a resumed ingest finds those files
+ * complete in famfs without a record, compares their XXH3 with the source
+ * and adopts them (ingest/run.c, decide()).
+ */
+#define BATCH_PUTS 512
+#define BATCH_NS 200000000LL
+
+static int64_t elapsed_ns(const struct timespec *a)
+{
+	struct timespec b;
+
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a->tv_sec) * 1000000000LL + (b.tv_nsec - a->tv_nsec);
+}
+
+static void batch_end(struct sqlite_manifest *s)
+{
+	if (s->batched) {
+		for (int tries = 0; tries < 400; tries++) {
+			int st = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+
+			if (st != SQLITE_BUSY && st != SQLITE_LOCKED)
+				break;
+			usleep(25000);
+		}
+		s->batched = 0;
+	}
+}
 
 static int sm_get(void *m, const char *rel, struct ingest_record *r)
 {
@@ -64,6 +98,14 @@ static int sm_put(void *m, const char *rel, const struct ingest_record *r)
 	int rc;
 
 	pthread_mutex_lock(&s->lock);
+	if (!s->batched) {
+		if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK) {
+			s->batched = 1;
+			clock_gettime(CLOCK_MONOTONIC, &s->batch_start);
+		}
+	} else {
+		s->batched++;
+	}
 	sqlite3_reset(s->put);
 	sqlite3_bind_text(s->put, 1, s->dataset, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s->put, 2, rel, -1, SQLITE_TRANSIENT);
@@ -87,6 +129,9 @@ static int sm_put(void *m, const char *rel, const struct ingest_record *r)
 		sqlite3_reset(s->put);
 		usleep(25000);
 	}
+	sqlite3_reset(s->put);
+	if (s->batched >= BATCH_PUTS || elapsed_ns(&s->batch_start) > BATCH_NS)
+		batch_end(s);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -168,6 +213,9 @@ void ingest_manifest_sqlite_close(struct ingest_manifest *man)
 
 	if (!s)
 		return;
+	pthread_mutex_lock(&s->lock);
+	batch_end(s);
+	pthread_mutex_unlock(&s->lock);
 	sqlite3_finalize(s->get);
 	sqlite3_finalize(s->put);
 	if (s->own_db)
