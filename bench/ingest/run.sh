@@ -6,14 +6,19 @@
 set -eu
 B=$(realpath "${1:-build}"); SMALL=${2:-100000}
 CLI=$B/famfs-cli/famfs-cli; FUSED=$B/fused/famfs-fused; HERE=$(dirname "$(realpath "$0")")
-W=$(mktemp -d /tmp/famfs-bench-ingest.XXXXXX); S=/dev/shm/famfs-bench-ingest.$$
+W=$(mktemp -d /tmp/famfs-bench-ingest.XXXXXX)
+# Emulated devices on a tmpfs with 2 MiB pages, as DAX memory is mapped;
+# the cp baseline goes to plain /dev/shm, as in shared/PERF-NOTES.md.
+S=$W/devs; T=/dev/shm/famfs-bench-cp.$$
 cleanup() {
 	fusermount3 -u "$S/mnt" 2>/dev/null || true
+	umount "$S" 2>/dev/null || true
 	umount "$W/xfs" 2>/dev/null || umount -l "$W/xfs" 2>/dev/null || true
-	rm -rf "$W" "$S"
+	rm -rf "$W" "$T"
 }
 trap cleanup EXIT
-mkdir -p "$W/xfs" "$S"
+mkdir -p "$W/xfs" "$S" "$T"
+mount -t tmpfs -o huge=always,size=12G famfs-bench-devs "$S"
 truncate -s 9G "$W/xfs.img"; mkfs.xfs -q "$W/xfs.img"; mount -o loop "$W/xfs.img" "$W/xfs"
 python3 "$HERE/gen_tree.py" "$W/xfs/mixed" 20000
 python3 "$HERE/gen_tree.py" "$W/xfs/many" "$SMALL" 0 0
@@ -30,13 +35,13 @@ DEVS="-d $S/dev0 -d $S/dev1 -d $S/dev2 -d $S/dev3"
 
 echo "# ingest benchmark: $files files, $bytes bytes (mixed tree), $(nproc) CPUs"
 membound=$("$B/bench/ingest/memcpy_bound" 2)
-warm "$W/xfs/mixed"; t_cp=$(secs cp -a "$W/xfs/mixed" "$S/cp-tmpfs"); rm -rf "$S/cp-tmpfs"
+warm "$W/xfs/mixed"; t_cp=$(secs cp -a "$W/xfs/mixed" "$T/cp-tmpfs"); rm -rf "$T/cp-tmpfs"
 fresh_fs 1GiB
 warm "$W/xfs/mixed"; t_ing=$(secs $CLI ingest $DEVS --manifest "$S/m.db" "$W/xfs/mixed" /mixed)
 t_mnt=""
 if [ -x "$FUSED" ]; then
 	fresh_fs 1GiB; mkdir -p "$S/mnt"
-	"$FUSED" "$S/dev0" "$S/dev1" "$S/dev2" "$S/dev3" "$S/mnt" > "$W/fused.log" 2>&1 &
+	"$FUSED" --host-name "$(hostname)" "$S/dev0" "$S/dev1" "$S/dev2" "$S/dev3" "$S/mnt" > "$W/fused.log" 2>&1 &
 	for _ in $(seq 100); do mountpoint -q "$S/mnt" && break; sleep 0.1; done
 	if mountpoint -q "$S/mnt"; then
 		warm "$W/xfs/mixed"; t_mnt=$(secs cp -a "$W/xfs/mixed" "$S/mnt/mixed")
@@ -63,7 +68,7 @@ echo "goals: ingest >= 1.5 x cp -a to tmpfs, >= 0.6 x the memcpy bound"
 
 # many small files: files/s
 nsmall=$(find "$W/xfs/many" -type f | wc -l)
-warm "$W/xfs/many"; t_cps=$(secs cp -a "$W/xfs/many" "$S/cp-many"); rm -rf "$S/cp-many"
+warm "$W/xfs/many"; t_cps=$(secs cp -a "$W/xfs/many" "$T/cp-many"); rm -rf "$T/cp-many"
 fresh_fs 2GiB
 warm "$W/xfs/many"; t_ings=$(secs $CLI ingest $DEVS --manifest "$S/m2.db" "$W/xfs/many" /many)
 echo
