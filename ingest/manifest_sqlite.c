@@ -26,6 +26,11 @@ const char ingest_manifest_ddl[] =
 	" state INTEGER NOT NULL,"
 	" PRIMARY KEY (dataset, rel)) WITHOUT ROWID;";
 
+struct pending_row {
+	char *rel;
+	struct ingest_record r;
+};
+
 struct sqlite_manifest {
 	sqlite3 *db;
 	bool own_db;
@@ -33,15 +38,18 @@ struct sqlite_manifest {
 	pthread_mutex_t lock;
 	sqlite3_stmt *get, *put;
 	char error[256];
-	unsigned batched;       /* puts in the open transaction */
+	struct pending_row rows[512];  /* BATCH_PUTS */
+	unsigned nrows;
 	struct timespec batch_start;
 };
 
 /*
- * Puts are grouped: one transaction per 512 files or 200 ms. Losing the
- * last batch in a crash is harmless: a resumed ingest finds those files
- * complete in famfs without a record, compares their XXH3 with the source
- * and adopts them (ingest/run.c, decide()).
+ * Puts are grouped: rows wait in memory and are written in one transaction
+ * per 512 files or 200 ms, so that famfsd's own writes (which share the
+ * database) are never held up by an open transaction between puts. Losing
+ * the rows still in memory in a crash is harmless: a resumed ingest finds
+ * those files complete in famfs without a record, compares their XXH3 with
+ * the source and adopts them (ingest/run.c, decide()).
  */
 #define BATCH_PUTS 512
 #define BATCH_NS 200000000LL
@@ -54,18 +62,53 @@ static int64_t elapsed_ns(const struct timespec *a)
 	return (b.tv_sec - a->tv_sec) * 1000000000LL + (b.tv_nsec - a->tv_nsec);
 }
 
-static void batch_end(struct sqlite_manifest *s)
+static int exec_retry(sqlite3 *db, const char *sql)
 {
-	if (s->batched) {
-		for (int tries = 0; tries < 400; tries++) {
-			int st = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+	for (int tries = 0;; tries++) {
+		int r = sqlite3_exec(db, sql, NULL, NULL, NULL);
 
-			if (st != SQLITE_BUSY && st != SQLITE_LOCKED)
-				break;
-			usleep(25000);
-		}
-		s->batched = 0;
+		if ((r != SQLITE_BUSY && r != SQLITE_LOCKED) || tries >= 400)
+			return r;
+		usleep(25000);
 	}
+}
+
+/* Write the rows waiting in memory; caller holds s->lock. */
+static int flush_rows(struct sqlite_manifest *s)
+{
+	int rc = 0;
+
+	if (!s->nrows)
+		return 0;
+	if (exec_retry(s->db, "BEGIN IMMEDIATE") != SQLITE_OK)
+		rc = -EIO;
+	for (unsigned i = 0; !rc && i < s->nrows; i++) {
+		const struct ingest_record *r = &s->rows[i].r;
+
+		sqlite3_reset(s->put);
+		sqlite3_bind_text(s->put, 1, s->dataset, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s->put, 2, s->rows[i].rel, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s->put, 3, (sqlite3_int64)r->size);
+		sqlite3_bind_int64(s->put, 4, (sqlite3_int64)r->mtime_ns);
+		sqlite3_bind_int64(s->put, 5, (sqlite3_int64)r->checksum);
+		sqlite3_bind_int(s->put, 6, r->state);
+		if (sqlite3_step(s->put) != SQLITE_DONE)
+			rc = -EIO;
+		sqlite3_reset(s->put);
+	}
+	if (rc) {
+		snprintf(s->error, sizeof(s->error), "%s", sqlite3_errmsg(s->db));
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	} else if (exec_retry(s->db, "COMMIT") != SQLITE_OK) {
+		snprintf(s->error, sizeof(s->error), "%s", sqlite3_errmsg(s->db));
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		rc = -EIO;
+	}
+	for (unsigned i = 0; i < s->nrows; i++)
+		free(s->rows[i].rel);
+	s->nrows = 0;
+	clock_gettime(CLOCK_MONOTONIC, &s->batch_start);
+	return rc;
 }
 
 static int sm_get(void *m, const char *rel, struct ingest_record *r)
@@ -74,6 +117,7 @@ static int sm_get(void *m, const char *rel, struct ingest_record *r)
 	int rc = -ENOENT;
 
 	pthread_mutex_lock(&s->lock);
+	flush_rows(s);
 	sqlite3_reset(s->get);
 	sqlite3_bind_text(s->get, 1, s->dataset, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s->get, 2, rel, -1, SQLITE_TRANSIENT);
@@ -95,43 +139,19 @@ static int sm_get(void *m, const char *rel, struct ingest_record *r)
 static int sm_put(void *m, const char *rel, const struct ingest_record *r)
 {
 	struct sqlite_manifest *s = m;
-	int rc;
+	int rc = 0;
 
 	pthread_mutex_lock(&s->lock);
-	if (!s->batched) {
-		if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK) {
-			s->batched = 1;
-			clock_gettime(CLOCK_MONOTONIC, &s->batch_start);
-		}
-	} else {
-		s->batched++;
-	}
-	sqlite3_reset(s->put);
-	sqlite3_bind_text(s->put, 1, s->dataset, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s->put, 2, rel, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(s->put, 3, (sqlite3_int64)r->size);
-	sqlite3_bind_int64(s->put, 4, (sqlite3_int64)r->mtime_ns);
-	sqlite3_bind_int64(s->put, 5, (sqlite3_int64)r->checksum);
-	sqlite3_bind_int(s->put, 6, r->state);
-	/* famfsd's own connection may hold the write lock for a moment */
-	for (int tries = 0;; tries++) {
-		int st = sqlite3_step(s->put);
-
-		if (st == SQLITE_DONE) {
-			rc = 0;
-			break;
-		}
-		if ((st != SQLITE_BUSY && st != SQLITE_LOCKED) || tries >= 400) {
-			snprintf(s->error, sizeof(s->error), "%s", sqlite3_errmsg(s->db));
-			rc = -EIO;
-			break;
-		}
-		sqlite3_reset(s->put);
-		usleep(25000);
-	}
-	sqlite3_reset(s->put);
-	if (s->batched >= BATCH_PUTS || elapsed_ns(&s->batch_start) > BATCH_NS)
-		batch_end(s);
+	if (!s->nrows)
+		clock_gettime(CLOCK_MONOTONIC, &s->batch_start);
+	s->rows[s->nrows].rel = strdup(rel);
+	s->rows[s->nrows].r = *r;
+	if (s->rows[s->nrows].rel)
+		s->nrows++;
+	else
+		rc = -ENOMEM;
+	if (s->nrows >= BATCH_PUTS || elapsed_ns(&s->batch_start) > BATCH_NS)
+		rc = flush_rows(s);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -214,7 +234,7 @@ void ingest_manifest_sqlite_close(struct ingest_manifest *man)
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->lock);
-	batch_end(s);
+	flush_rows(s);
 	pthread_mutex_unlock(&s->lock);
 	sqlite3_finalize(s->get);
 	sqlite3_finalize(s->put);

@@ -47,6 +47,11 @@ if [ $killed = 1 ]; then
 fi
 FAMFS_HOST=$SOCK $CLI job wait $job > "$T/wait.out" 2>&1 || fail "resumed job did not succeed: $(cat $T/wait.out)"
 pass "the job resumed by itself and succeeded"
+api GET /v1/jobs/$job
+[ "$(jq_get "$BODY" .progress.files_done)" = "$(jq_get "$BODY" .progress.files_total)" ] &&
+[ "$(jq_get "$BODY" .progress.bytes_done)" = "$(jq_get "$BODY" .progress.bytes_total)" ] ||
+	fail "the finished job's progress is not complete: $BODY"
+pass "the job's final progress is complete"
 
 # every file byte-identical, with mode, owner and mtime
 python3 - "$SRC" "$CLI" "$T" <<'PY' || fail "read back"
