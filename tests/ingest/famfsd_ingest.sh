@@ -28,17 +28,17 @@ FAMFS_HOST=$SOCK $CLI ingest --threads 1 --verify "$SRC" /data > "$T/start.out" 
 job=$(sed -n 's/^ingest job \([0-9]*\) started.*/\1/p' "$T/start.out")
 [ -n "$job" ] || fail "no job id: $(cat $T/start.out)"
 killed=0
-for _ in $(seq 1 400); do
-	api GET /v1/jobs/$job
-	done_b=$(jq_get "$BODY" .progress.bytes_done)
-	state=$(jq_get "$BODY" .state)
-	if [ "$state" = running ] && [ "${done_b:-0}" -gt 0 ]; then
+# poll with curl alone (python per poll would be too slow to catch it)
+for _ in $(seq 1 2000); do
+	j=$(curl -s --unix-socket "$SOCK" "http://famfsd/v1/jobs/$job")
+	[[ $j =~ \"bytes_done\":\ *([0-9]+) ]] && done_b=${BASH_REMATCH[1]} || done_b=0
+	[[ $j =~ \"state\":\ *\"([a-z]+)\" ]] && state=${BASH_REMATCH[1]} || state=
+	if [ "$state" = running ] && [ "$done_b" -gt 0 ]; then
 		kill9_famfsd; killed=1; break
 	fi
 	[ "$state" = succeeded ] && break
-	sleep 0.01
 done
-[ $killed = 1 ] || echo "note: the job ended before it could be killed (state $state)"
+[ $killed = 1 ] || fail "the job ended before famfsd could be killed mid-ingest (state $state)"
 if [ $killed = 1 ]; then
 	pass "famfsd killed mid-ingest at $done_b bytes"
 	# what is visible now is complete: fsck clean, and every file's bytes match
