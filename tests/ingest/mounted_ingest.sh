@@ -55,6 +55,38 @@ FAMFS_HOST=$SOCK $CLI ingest --wait "$SRC" /data > "$T/again.out" 2>&1 || fail "
 after=$($CLI log -o json $T/dev0 $T/dev1 $T/dev2 $T/dev3 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["entries"]))')
 [ "$before" = "$after" ] || fail "second ingest appended $((after - before)) entries"
 pass "second ingest through the mount copies nothing"
+# famfsd SIGKILLed mid-ingest through the mount: the FUSE servers live on,
+# files being copied are discarded (never visible), the job resumes
+FAMFS_HOST=$SOCK $CLI ingest --threads 1 "$SRC" /again > "$T/start.out" 2>&1 || fail "start: $(cat $T/start.out)"
+job=$(sed -n 's/^ingest job \([0-9]*\) started.*/\1/p' "$T/start.out")
+killed=0
+for _ in $(seq 1 2000); do
+	j=$(curl -s --unix-socket "$SOCK" "http://famfsd/v1/jobs/$job")
+	[[ $j =~ \"bytes_done\":\ *([0-9]+) ]] && done_b=${BASH_REMATCH[1]} || done_b=0
+	[[ $j =~ \"state\":\ *\"([a-z]+)\" ]] && state=${BASH_REMATCH[1]} || state=
+	if [ "$state" = running ] && [ "$done_b" -gt 0 ]; then kill9_famfsd; killed=1; break; fi
+	[ "$state" = succeeded ] && break
+done
+[ $killed = 1 ] || fail "the job ended before famfsd could be killed (state $state)"
+pass "famfsd killed mid-ingest at $done_b bytes (through the master mount)"
+sleep 0.5
+python3 - "$SRC" "$T/client/again" <<'PY' || fail "a partial file is visible after the kill"
+import os, sys
+src, dst = sys.argv[1:3]
+n = 0
+for dp, _, fns in os.walk(dst):
+    for f in fns:
+        d = os.path.join(dp, f); s = os.path.join(src, os.path.relpath(d, dst))
+        assert open(d, "rb").read() == open(s, "rb").read(), "partial or wrong: " + d
+        n += 1
+print("ok:", n, "files visible after the kill, every one complete")
+PY
+start_famfsd --fused "$FAMFS_FUSED"
+FAMFS_HOST=$SOCK $CLI job wait $job > "$T/wait.out" 2>&1 || fail "resumed job: $(cat $T/wait.out)"
+diff -r "$SRC" "$T/client/again" > "$T/diff.out" 2>&1
+grep -v -E "^Only in $SRC.*(link-inside|link-outside|a-fifo)" "$T/diff.out" | grep -q . &&
+	fail "after the resume the client differs: $(head -5 $T/diff.out)"
+pass "the job resumed after famfsd came back; the client has every file"
 $CLI fsck -q "$T/master" > "$T/fsck.out" || fail "fsck on the mounted fs: $(cat $T/fsck.out)"
 pass "fsck on the mounted filesystem is clean"
 api DELETE /v1/mounts/c; expect 204
