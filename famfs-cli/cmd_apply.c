@@ -29,6 +29,9 @@ static void apply_usage(FILE *f)
 		"                        sets, emulated devices)\n"
 		"  --force-delete-data   let --prune delete filesystems that hold\n"
 		"                        files\n"
+		"  --no-wait             start dataset ingest jobs and return; by\n"
+		"                        default apply follows them with progress\n"
+		"                        and fails if one fails\n"
 		"  -o, --output FORMAT   human (default) or json (the plan with\n"
 		"                        each step's status)\n"
 		"  -h, --help            show this help\n"
@@ -78,7 +81,28 @@ static void print_json(const struct cluster_run *run, const char *result)
 	json_object_put(j);
 }
 
-static int apply_run(struct cluster_run *run, bool dry_run, bool json)
+/* Follow every ingest job this apply started, with its progress. */
+static int wait_datasets(struct cluster_run *run, bool quiet)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < run->p.n; i++) {
+		const struct plan_step *s = &run->p.steps[i];
+		char label[160];
+
+		if (s->status != STEP_DONE || !s->job_id || !run->r.clients[s->host])
+			continue;
+		snprintf(label, sizeof(label), "dataset %s", s->name);
+		if (!quiet)
+			printf("\nFollowing %s (ingest job %lld on %s):\n", s->name,
+			       s->job_id, run->c->hosts[s->host].name);
+		if (cli_job_wait(run->r.clients[s->host], s->job_id, label) != CLI_EXIT_OK)
+			rc = -1;
+	}
+	return rc;
+}
+
+static int apply_run(struct cluster_run *run, bool dry_run, bool json, bool wait)
 {
 	FILE *log = json ? NULL : stdout;
 	int rc;
@@ -104,6 +128,8 @@ static int apply_run(struct cluster_run *run, bool dry_run, bool json)
 	if (log)
 		fprintf(log, "\nApplying:\n");
 	rc = remote_apply(&run->r, &run->p, log);
+	if (!rc && wait && wait_datasets(run, json))
+		rc = -1;
 	if (json)
 		print_json(run, rc ? "failed" : "applied");
 	else
@@ -118,10 +144,12 @@ int cmd_apply(int argc, char **argv)
 		{ "prune", no_argument, NULL, 'p' },
 		{ "force-delete-data", no_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "no-wait", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct plan_opts po = { 0 };
+	bool wait = true;
 	enum cli_output out = CLI_OUT_HUMAN;
 	struct cluster_run run;
 	bool dry_run = false;
@@ -138,6 +166,9 @@ int cmd_apply(int argc, char **argv)
 			break;
 		case 'F':
 			po.force_delete_data = true;
+			break;
+		case 'W':
+			wait = false;
 			break;
 		case 'o':
 			if (cli_parse_output("apply", optarg, &out) < 0 ||
@@ -168,7 +199,7 @@ int cmd_apply(int argc, char **argv)
 		cluster_run_free(&run);
 		return CLI_EXIT_FAIL;
 	}
-	rc = apply_run(&run, dry_run, out == CLI_OUT_JSON);
+	rc = apply_run(&run, dry_run, out == CLI_OUT_JSON, wait);
 	cluster_run_free(&run);
 	return rc;
 }

@@ -44,7 +44,7 @@ int cli_job_wait(struct famfs_client *cl, int64_t id, const char *label)
 			json_object *e = famfs_json_path(job, "error");
 			int rc = !strcmp(state, "succeeded") ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 
-			printf("job %lld %s%s%s\n", (long long)id, state,
+			fprintf(stderr, "job %lld %s%s%s\n", (long long)id, state,
 			       e && *json_object_get_string(e) ? ": " : "",
 			       e ? json_object_get_string(e) : "");
 			json_object_put(job);

@@ -57,6 +57,7 @@ struct plan_step {
 	enum step_status status;
 	char *error;          /* STEP_FAILED / STEP_SKIPPED: why */
 	char *result;         /* STEP_DONE: what famfsd made ("ingest job 7") */
+	long long job_id;     /* STEP_DONE dataset: its ingest job, else 0 */
 };
 
 struct plan {

@@ -129,9 +129,8 @@ static void note_result(struct plan_step *s, json_object *body)
 	if (s->kind != PK_DATASET || !body ||
 	    !json_object_object_get_ex(body, "id", &id))
 		return;
-	if (asprintf(&s->result, "ingest job %lld; follow it with 'famfs-cli "
-		     "job wait %lld'", (long long)json_object_get_int64(id),
-		     (long long)json_object_get_int64(id)) < 0)
+	s->job_id = (long long)json_object_get_int64(id);
+	if (asprintf(&s->result, "ingest job %lld", s->job_id) < 0)
 		s->result = NULL;
 }
 

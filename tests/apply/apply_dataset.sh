@@ -46,8 +46,11 @@ sys.exit(any(j["state"] in ("queued", "running") for j in json.load(sys.stdin)["
 
 write_file
 run_cli 0 apply "$F"
-grep -q "^  done:    create dataset ds on h0 (ingest job [0-9]*; follow it with 'famfs-cli job wait [0-9]*')$" <<<"$OUT" \
+grep -q "^  done:    create dataset ds on h0 (ingest job [0-9]*)$" <<<"$OUT" \
 	|| fail "dataset step: $OUT"
+grep -q "^Following ds (ingest job [0-9]* on h0):$" <<<"$OUT" || fail "apply did not follow the job: $OUT"
+[ "$(field h0 /v1/jobs items.0.state)" = succeeded ] || fail "apply returned before its job ended: $(get h0 /v1/jobs)"
+pass "apply follows the dataset's ingest job to its end"
 wait_jobs
 [ "$(field h0 /v1/jobs items.0.state)" = succeeded ] || fail "ingest job: $(get h0 /v1/jobs)"
 [ "$(field h0 /v1/files/fs0/ds/sub/b.bin size)" = 3000000 ] || fail "ingested file: $(get h0 /v1/files/fs0)"
