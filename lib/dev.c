@@ -127,6 +127,16 @@ static int dax_check(const char *path, const struct stat *st, uint64_t *size,
 	if (sysfs_read_u64(file, size) != 0 || *size == 0)
 		return famfs_set_err(e, -EIO, "%s: cannot read its size from %s",
 				     path, file);
+	/* devdax maps only at its alignment; famfs maps 2 MiB units */
+	uint64_t align = 0;
+
+	snprintf(file, sizeof(file), "%s/align", sys);
+	if (sysfs_read_u64(file, &align) == 0 && align &&
+	    (align > FAMFS_UNIT_SIZE || FAMFS_UNIT_SIZE % align))
+		return famfs_set_err(e, -EINVAL,
+			"%s: DAX alignment %llu is not a divisor of 2 MiB; "
+			"recreate it with 'daxctl reconfigure-device --align 2M %s'",
+			path, (unsigned long long)align, path);
 	return 0;
 }
 
