@@ -30,6 +30,7 @@ static const struct cli_command commands[] = {
 	{ "cat", cmd_cat, "print a file's bytes (offline)" },
 	{ "mkemul", cmd_mkemul, "create an emulated (file-backed) device" },
 	{ "clients", cmd_clients, "list or evict client slots" },
+	{ "adddev", cmd_adddev, "grow a filesystem by one device (offline)" },
 	{ "mount", cmd_mount, "mount through the kernel module" },
 	{ "umount", cmd_umount, "unmount a kernel module mount" },
 	{ "validate", cmd_validate, "validate a cluster.yaml file" },

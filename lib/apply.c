@@ -253,9 +253,14 @@ static int apply_device_add(struct famfs_fs *fs, const struct famfs_entry_hdr *h
 		return -EINVAL;
 	}
 	if (!fs->dev[a->dev_index]) {
+		char u[37];
+
+		famfs_uuid_unparse(&a->dev_uuid, u);
 		snprintf(why, whylen,
-			 "device %u added by the log was not given (pass all devices)",
-			 a->dev_index);
+			 "device %u (uuid %s) added by the log was not given",
+			 a->dev_index, u);
+		if (!fs->missing_dev[0])
+			snprintf(fs->missing_dev, sizeof(fs->missing_dev), "%s", why);
 		return -ENODEV;
 	}
 	l = (const void *)fs->dev[a->dev_index]->base;

@@ -272,6 +272,14 @@ int famfs_mkdir(struct famfs_fs *fs, const char *path, uint32_t mode,
 /* A file, or an empty directory: appends a tombstone. */
 int famfs_unlink(struct famfs_fs *fs, const char *path, struct famfs_err *e);
 
+/*
+ * famfs_device_add() - grow the filesystem by the device at @path (not
+ * formatted; a multiple of 2 MiB): label it, append a DEVICE_ADD entry.
+ * New files are interleaved over it too. Every later open must be given
+ * it. Nothing is left on the device when it fails.
+ */
+int famfs_device_add(struct famfs_fs *fs, const char *path, struct famfs_err *e);
+
 /* Make a tombstone's space reusable once every live client is past it. */
 int famfs_reclaim(struct famfs_fs *fs);
 

@@ -115,6 +115,7 @@ struct famfs_fs {
 	uint64_t nentries;
 	uint64_t skipped;             /* CRC-valid entries that could not apply */
 	bool map_reserved;            /* commit in progress: map already marked */
+	char missing_dev[120];        /* a DEVICE_ADD whose device was not given */
 	char last_skip[200];
 	char skip_log[16][200];       /* the first skipped entries, for fsck */
 	int tail_state;

@@ -94,6 +94,11 @@ static int place_devices(struct famfs_fs *fs, struct famfs_dev **opened,
 				(unsigned long long)fs->sb.devices[i].dev_size);
 		fs->dev[i]->size = fs->sb.devices[i].dev_size;
 	}
+	/* devices added later by the log: their label says their size */
+	for (unsigned i = fs->sb.ndevices; i < FAMFS_MAX_DEVICES; i++)
+		if (fs->dev[i] && ((struct famfs_dev_label *)fs->dev[i]->base)->dev_size <
+				  fs->dev[i]->size)
+			fs->dev[i]->size = ((struct famfs_dev_label *)fs->dev[i]->base)->dev_size;
 	fs->ndev = fs->sb.ndevices;
 	return 0;
 }
@@ -183,6 +188,8 @@ FAMFS_EXPORT int famfs_open(const char *const *paths, unsigned ndev,
 		r = famfs_set_err(e, -ENOMEM, "out of memory");
 	if (!r)
 		famfs_log_scan(fs, e);
+	if (!r && fs->missing_dev[0])
+		r = famfs_set_err(e, -ENODEV, "%s", fs->missing_dev);
 	if (!r && (flags & FAMFS_OPEN_CLIENT))
 		r = famfs_slot_claim(fs, e);
 	if (r) {

@@ -74,11 +74,20 @@ python3 -c "import json,sys; j=json.load(open('$W/out')); sys.exit(0 if j['clean
 expect 0 "log -o json" $CLI log -o json $D
 python3 -c "import json,sys; j=json.load(open('$W/out')); t=[e['type'] for e in j['entries']]; sys.exit(0 if t==['file','mkdir','mkdir','mkdir','delete'] else 1)" \
 	&& ok "  log lists file, mkdirs, delete" || bad "  log json: $(cat $W/out | head -5)"
+# grow by one device
+expect 0 "mkemul a fifth device" $CLI mkemul --size 64MiB $W/d4
+expect 1 "adddev of a device already in the filesystem" $CLI adddev $DEVS $W/d2
+expect_msg "famfs device label"
+expect 0 "adddev" $CLI adddev $DEVS $W/d4
+expect 0 "create over five devices" $CLI create $DEVS -d $W/d4 --size 20MiB --strips 5 /five
+expect 1 "open without the added device" $CLI ls $DEVS /
+expect_msg "device 4"
+expect 0 "fsck with all five" $CLI fsck $D $W/d4
 # corrupt the primary superblock: fsck says so (exit 4), open still works from the backup
 printf '\377' | dd of="$W/d0" bs=1 seek=4200 conv=notrunc status=none
-expect 4 "fsck finds a corrupt primary superblock" $CLI fsck $D
+expect 4 "fsck finds a corrupt primary superblock" $CLI fsck $D $W/d4
 expect_msg "primary superblock"
-expect 0 "ls still works from the backup" $CLI ls $DEVS
+expect 0 "ls still works from the backup" $CLI ls $DEVS -d $W/d4
 expect 8 "fsck on a device that is not there" $CLI fsck $W/nope
 expect 16 "fsck usage" $CLI fsck
 expect 2 "unknown command" $CLI frobnicate

@@ -175,6 +175,58 @@ static void master_is_one_writer(void **state)
 	tdevs_remove(&t);
 }
 
+static void device_add_grows_the_filesystem(void **state)
+{
+	struct tdevs t;
+	struct famfs_fs *fs;
+	struct famfs_err e = { 0 };
+	struct famfs_open_opts o = { 0 };
+	struct famfs_file_attr a = { .size = 24 * FAMFS_MiB, .mode = 0644 };
+	char extra[300];
+	const char *all[3];
+	uint8_t *buf = malloc(a.size), *back = malloc(a.size);
+
+	(void)state;
+	tdevs_make(&t, 2, 64 * FAMFS_MiB);
+	tdevs_mkfs(&t, 4 * FAMFS_MiB);
+	snprintf(extra, sizeof(extra), "%s/extra", t.dir);
+	assert_int_equal(famfs_emul_create(extra, 64 * FAMFS_MiB, &e), 0);
+	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
+	/* refused: one of its own devices, and not as a reader */
+	assert_int_equal(famfs_device_add(fs, t.paths[1], &e), -EEXIST);
+	assert_int_equal(famfs_device_add(fs, extra, &e), 0);
+	assert_int_equal(famfs_fs_ndevices(fs), 3);
+	assert_int_equal(famfs_device_add(fs, extra, &e), -EEXIST);
+	fill_pattern(buf, a.size, 9);
+	assert_int_equal(famfs_create_file(fs, "/wide", &a, NULL, buf, &e), 0);
+	const struct famfs_fmap *m = famfs_node_map(famfs_lookup(fs, "/wide"));
+
+	assert_int_equal(m->nitems, 3);
+	famfs_close(fs);
+	all[0] = t.paths[0];
+	all[1] = t.paths[1];
+	all[2] = extra;
+	assert_int_equal(famfs_open(all, 3, &o, &fs, &e), 0);
+	struct famfs_node *n = famfs_lookup(fs, "/wide");
+
+	assert_int_equal(famfs_read(fs, famfs_node_map(n), a.size, 0, back, a.size),
+			 (int64_t)a.size);
+	assert_memory_equal(buf, back, a.size);
+	assert_int_equal(fs->skipped, 0);
+	famfs_close(fs);
+	/* without the added device: a clear error, not a partial view */
+	assert_int_equal(famfs_open(t.paths, 2, &o, &fs, &e), -ENODEV);
+	assert_non_null(strstr(e.msg, "device 2"));
+	struct famfs_fsck_result r;
+
+	assert_int_equal(famfs_fsck(all, 3, NULL, NULL, &r, &e), 0);
+	assert_int_equal(r.errors, 0);
+	free(buf);
+	free(back);
+	unlink(extra);
+	tdevs_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +234,7 @@ int main(void)
 		cmocka_unit_test(mkfs_two_and_four_devices),
 		cmocka_unit_test(open_uses_backup_superblock),
 		cmocka_unit_test(master_is_one_writer),
+		cmocka_unit_test(device_add_grows_the_filesystem),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
