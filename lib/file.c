@@ -3,8 +3,20 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "internal.h"
+
+static void madvise_dontneed(void *p, uint64_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1);
+	uintptr_t e = ((uintptr_t)p + len) & ~(page - 1);
+
+	if (e > a)
+		madvise((void *)a, e - a, MADV_DONTNEED);
+}
 
 static int need_master(struct famfs_fs *fs, struct famfs_err *e)
 {
@@ -130,6 +142,12 @@ FAMFS_EXPORT int famfs_create_file(struct famfs_fs *fs, const char *path,
 
 			memset(d->base + m->items[i].offset, 0, m->items[i].length);
 			famfs_dev_flush(d, m->items[i].offset, m->items[i].length);
+			/* the zeros stay on the device; this process need not
+			 * keep the pages mapped (a long-lived famfsd's RSS)
+			 */
+			if (famfs_dev_kind(d) != FAMFS_DEV_BLOCK)
+				madvise_dontneed(d->base + m->items[i].offset,
+						 m->items[i].length);
 		}
 	}
 	r = famfs_commit_file(fs, norm, a, m, e);
