@@ -89,7 +89,8 @@ int famfs_log_append(struct famfs_fs *fs, uint16_t type, const void *body,
 	 */
 	memcpy(dst, &h, sizeof(h));
 	memcpy(dst + sizeof(h), body, body_len);
-	memcpy(dst + sizeof(h) + body_len, tail, tail_len);
+	if (tail_len)
+		memcpy(dst + sizeof(h) + body_len, tail, tail_len);
 	memset(dst + sizeof(h) + body_len + tail_len, 0,
 	       len - sizeof(h) - body_len - tail_len);
 	r = famfs_apply_entry(fs, (const void *)dst, why, sizeof(why));
