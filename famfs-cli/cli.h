@@ -74,6 +74,15 @@ int cli_mount_devices(const char *cmd, const char *mnt, struct cli_devices *d,
 struct famfs_client;
 int cli_job_wait(struct famfs_client *cl, int64_t id, const char *label);
 
+/*
+ * Parse the options of a command that takes only -d DEV, -H NAME and -h;
+ * the operands start at optind. Returns 0, 1 after --help (exit 0), or -1
+ * after a usage error was printed (exit CLI_EXIT_USAGE).
+ */
+int cli_parse_device_args(const char *cmd, int argc, char **argv,
+			  struct cli_devices *d, const char **host,
+			  void (*usage)(FILE *f));
+
 /* getopt_long pieces shared by the offline commands */
 #define CLI_DEVICE_OPTIONS \
 	{ "device", required_argument, NULL, 'd' }, \

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Opening a filesystem for the offline commands. */
+#include <getopt.h>
 #include <stdlib.h>
 
 #include "cli.h"
@@ -31,4 +32,31 @@ struct famfs_fs *cli_open_fs(const char *cmd, const struct cli_devices *d,
 		return NULL;
 	}
 	return fs;
+}
+
+int cli_parse_device_args(const char *cmd, int argc, char **argv,
+			  struct cli_devices *d, const char **host,
+			  void (*usage)(FILE *f))
+{
+	static const struct option opts[] = { CLI_DEVICE_OPTIONS, { 0 } };
+	int c;
+
+	while ((c = getopt_long(argc, argv, "d:H:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (cli_devices_add(cmd, d, optarg))
+				return -1;
+			break;
+		case 'H':
+			*host = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	return 0;
 }

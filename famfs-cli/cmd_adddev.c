@@ -16,20 +16,14 @@ static void adddev_usage(FILE *f)
 
 int cmd_adddev(int argc, char **argv)
 {
-	static const struct option opts[] = { CLI_DEVICE_OPTIONS, { 0 } };
 	struct cli_devices devs = { 0 };
 	struct famfs_err e = { 0 };
 	const char *host = NULL;
 	int c, rc = CLI_EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "d:H:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': if (cli_devices_add("adddev", &devs, optarg)) return CLI_EXIT_USAGE; break;
-		case 'H': host = optarg; break;
-		case 'h': adddev_usage(stdout); return CLI_EXIT_OK;
-		default: adddev_usage(stderr); return CLI_EXIT_USAGE;
-		}
-	}
+	c = cli_parse_device_args("adddev", argc, argv, &devs, &host, adddev_usage);
+	if (c)
+		return c > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	if (optind + 1 != argc) {
 		adddev_usage(stderr);
 		return CLI_EXIT_USAGE;

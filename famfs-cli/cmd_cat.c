@@ -14,19 +14,13 @@ static void cat_usage(FILE *f)
 
 int cmd_cat(int argc, char **argv)
 {
-	static const struct option opts[] = { CLI_DEVICE_OPTIONS, { 0 } };
 	struct cli_devices devs = { 0 };
 	const char *host = NULL;
 	int c, rc = CLI_EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "d:H:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': if (cli_devices_add("cat", &devs, optarg)) return CLI_EXIT_USAGE; break;
-		case 'H': host = optarg; break;
-		case 'h': cat_usage(stdout); return CLI_EXIT_OK;
-		default: cat_usage(stderr); return CLI_EXIT_USAGE;
-		}
-	}
+	c = cli_parse_device_args("cat", argc, argv, &devs, &host, cat_usage);
+	if (c)
+		return c > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	if (optind + 1 != argc) {
 		cat_usage(stderr);
 		return CLI_EXIT_USAGE;

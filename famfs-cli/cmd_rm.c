@@ -15,19 +15,13 @@ static void rm_usage(FILE *f)
 
 int cmd_rm(int argc, char **argv)
 {
-	static const struct option opts[] = { CLI_DEVICE_OPTIONS, { 0 } };
 	struct cli_devices devs = { 0 };
 	const char *host = NULL;
 	int c, rc = CLI_EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "d:H:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': if (cli_devices_add("rm", &devs, optarg)) return CLI_EXIT_USAGE; break;
-		case 'H': host = optarg; break;
-		case 'h': rm_usage(stdout); return CLI_EXIT_OK;
-		default: rm_usage(stderr); return CLI_EXIT_USAGE;
-		}
-	}
+	c = cli_parse_device_args("rm", argc, argv, &devs, &host, rm_usage);
+	if (c)
+		return c > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	if (optind >= argc) {
 		rm_usage(stderr);
 		return CLI_EXIT_USAGE;
