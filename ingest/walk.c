@@ -124,6 +124,13 @@ static int walk_dir(struct walk *w, int dfd, const char *rel)
 			}
 			r = walk_dir(w, sfd, sub);
 		} else if (S_ISREG(st.st_mode)) {
+			/* refuse now, before anything is copied, not half-way */
+			if (faccessat(dirfd(d), de->d_name, R_OK, AT_EACCESS) != 0) {
+				snprintf(w->why, w->whylen, "source %s: not readable: %s",
+					 sub, strerror(errno));
+				r = -errno;
+				break;
+			}
 			it->kind = INGEST_FILE;
 			w->p->files++;
 			w->p->bytes += it->size;
