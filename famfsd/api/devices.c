@@ -191,7 +191,6 @@ static int delete(struct api_req *q, struct api_resp *r, const char *name)
 	json_object *o = api_device_json(name), *v;
 	const char *destroy = api_query(q, "destroy");
 	char why[FAMFS_PROVIDER_WHY_LEN] = "";
-	sqlite3_stmt *st;
 
 	if (!o)
 		return api_error(r, 404, "not_found", "no device '%s'", name);
@@ -202,10 +201,7 @@ static int delete(struct api_req *q, struct api_resp *r, const char *name)
 		json_object_put(o);
 		return -1;
 	}
-	st = store_prep(famfsd.db, "DELETE FROM devices WHERE name=?");
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_step(st);
-	sqlite3_finalize(st);
+	store_delete_named(famfsd.db, "devices", name);
 	if (destroy && strcmp(destroy, "0")) {
 		struct provider *p = providers_find(api_str(o, "provider"));
 

@@ -309,7 +309,6 @@ static int remkfs(struct api_req *q, struct api_resp *r, const char *name)
 static int delete(struct api_resp *r, const char *name)
 {
 	json_object *o = api_fs_json(name, false), *m;
-	sqlite3_stmt *st;
 
 	if (!o)
 		return api_error(r, 404, "not_found", "no filesystem '%s'", name);
@@ -326,10 +325,7 @@ static int delete(struct api_resp *r, const char *name)
 		return api_error(r, 409, "in_use", "a job is writing to '%s'",
 				 name);
 	fsview_drop(name);
-	st = store_prep(famfsd.db, "DELETE FROM filesystems WHERE name=?");
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_step(st);
-	sqlite3_finalize(st);
+	store_delete_named(famfsd.db, "filesystems", name);
 	return api_ok(r, 204, NULL);
 }
 

@@ -180,7 +180,6 @@ static int create(struct api_req *q, struct api_resp *r)
 static int delete(struct api_resp *r, const char *name)
 {
 	json_object *o = api_set_json(name), *fs;
-	sqlite3_stmt *st;
 
 	if (!o)
 		return api_error(r, 404, "not_found", "no interleave set '%s'",
@@ -193,10 +192,7 @@ static int delete(struct api_resp *r, const char *name)
 		return -1;
 	}
 	json_object_put(o);
-	st = store_prep(famfsd.db, "DELETE FROM interleave_sets WHERE name=?");
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_step(st);
-	sqlite3_finalize(st);
+	store_delete_named(famfsd.db, "interleave_sets", name);
 	return api_ok(r, 204, NULL);
 }
 

@@ -136,7 +136,6 @@ static int create(struct api_req *q, struct api_resp *r)
 static int delete(struct api_resp *r, const char *name)
 {
 	json_object *o = api_mount_json(name);
-	sqlite3_stmt *st;
 	char err[512];
 
 	if (!o)
@@ -144,10 +143,7 @@ static int delete(struct api_resp *r, const char *name)
 	json_object_put(o);
 	if (mounts_stop(name, err, sizeof(err)))
 		return api_error(r, 409, "conflict", "%s", err);
-	st = store_prep(famfsd.db, "DELETE FROM mounts WHERE name=?");
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_step(st);
-	sqlite3_finalize(st);
+	store_delete_named(famfsd.db, "mounts", name);
 	return api_ok(r, 204, NULL);
 }
 

@@ -270,3 +270,19 @@ const char *store_time_text(int64_t t, char *buf, int len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	return buf;
 }
+
+int store_delete_named(sqlite3 *db, const char *table, const char *name)
+{
+	char sql[128];
+	sqlite3_stmt *st;
+	int r;
+
+	snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE name=?", table);
+	st = store_prep(db, sql);
+	if (!st)
+		return SQLITE_ERROR;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	r = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return r;
+}

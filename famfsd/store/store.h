@@ -35,6 +35,10 @@ void store_rollback(sqlite3 *db);
 
 /* Prepare @sql; NULL (logged) on error. */
 sqlite3_stmt *store_prep(sqlite3 *db, const char *sql);
+/* DELETE FROM @table WHERE name = @name (table from a fixed list, never
+ * from input). Returns the sqlite3_step() result.
+ */
+int store_delete_named(sqlite3 *db, const char *table, const char *name);
 /* Bind helpers that accept NULL for SQL NULL. */
 void store_bind_text(sqlite3_stmt *st, int i, const char *s);
 
