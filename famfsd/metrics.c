@@ -36,9 +36,24 @@ static struct route_hist hists[MAX_ROUTES];
 static struct req_counter counters[MAX_COUNTERS];
 static pthread_mutex_t mlock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The method is the client's word: only the ones HTTP defines become a
+ * label value, anything else is "other", so the table cannot be filled.
+ */
+static const char *method_label(const char *method)
+{
+	static const char *const known[] = { "GET", "HEAD", "POST", "PUT",
+		"PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT" };
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(method, known[i]))
+			return known[i];
+	return "other";
+}
+
 void metrics_observe(const char *route, const char *method, int status,
 		     double seconds)
 {
+	method = method_label(method);
 	pthread_mutex_lock(&mlock);
 	for (int i = 0; i < MAX_COUNTERS; i++) {
 		struct req_counter *c = &counters[i];

@@ -106,15 +106,25 @@ static bool token_ok(struct MHD_Connection *c)
 	return diff == 0;
 }
 
+/*
+ * Split "/a/b/c" in place. An empty segment ("//", or a trailing "/") is
+ * refused rather than skipped: q->rest points into the raw URL, so the
+ * segments and the rest must count the same slashes (DELETE
+ * /v1//files/fs/x used to delete /x of "fs" through rest = "/fs/x").
+ */
 static int split_url(struct api_req *q, char *copy)
 {
-	char *save = NULL, *s;
+	char *s = copy;
 	int n = 0;
 
-	for (s = strtok_r(copy, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
-		if (n == API_MAX_SEGS)
+	if (*s != '/')
+		return -1;
+	while (*s == '/') {
+		*s++ = '\0';
+		if (!*s || *s == '/' || n == API_MAX_SEGS)
 			return -1;
 		q->seg[n++] = s;
+		s += strcspn(s, "/");
 	}
 	q->nseg = n;
 	return 0;

@@ -42,6 +42,9 @@
 #define FAMFS_MAX_DEVICES 64
 #define FAMFS_MAX_STRIPS 64
 #define FAMFS_MAX_EXTENTS 64
+/* Sanity limits on what a map may say (checked by famfs_map_check()). */
+#define FAMFS_MAX_CHUNK (1ULL << 40)      /* 1 TiB interleave chunk */
+#define FAMFS_MAX_FILE_SIZE (1ULL << 56)  /* 64 PiB */
 #define FAMFS_PATH_MAX 4095 /* bytes, without a terminating NUL */
 #define FAMFS_NAME_MAX 255
 #define FAMFS_MAX_SLOTS 256

@@ -14,7 +14,8 @@
 #define S_ISDIR_MODE(m) (((m) & 0170000) == 0040000)
 #define S_ISREG_MODE(m) (((m) & 0170000) == 0100000)
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
+/* Never overflows: (n + d - 1) / d wraps for n near UINT64_MAX. */
+#define DIV_ROUND_UP(n, d) ((n) / (d) + ((n) % (d) != 0))
 #define ROUND_UP(n, d) (DIV_ROUND_UP(n, d) * (d))
 
 static inline void freep(void *p) { free(*(void **)p); }

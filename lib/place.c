@@ -65,8 +65,9 @@ static int take_units(struct famfs_fs *fs, uint32_t dev, uint64_t n,
 static int place_interleave(struct famfs_fs *fs, uint64_t size, uint32_t nstrips,
 			    uint64_t chunk, struct famfs_fmap *m)
 {
+	/* famfs_alloc_map() bounds size and chunk, so nothing here wraps */
 	uint64_t stripes = DIV_ROUND_UP(size, (uint64_t)nstrips * chunk);
-	uint64_t units = stripes * chunk / FAMFS_UNIT_SIZE;
+	uint64_t units = stripes * (chunk / FAMFS_UNIT_SIZE);
 	uint32_t start = (uint32_t)emptiest_device(fs);
 
 	for (uint32_t i = 0; i < nstrips; i++) {
@@ -182,6 +183,16 @@ int famfs_alloc_map(struct famfs_fs *fs, uint64_t size,
 		return famfs_set_err(e, -EINVAL,
 			"chunk %llu is not a multiple of 2 MiB",
 			(unsigned long long)chunk);
+	if (chunk > FAMFS_MAX_CHUNK)
+		return famfs_set_err(e, -EINVAL,
+			"chunk %llu is larger than the limit of %llu (1 TiB)",
+			(unsigned long long)chunk,
+			(unsigned long long)FAMFS_MAX_CHUNK);
+	if (size > FAMFS_MAX_FILE_SIZE)
+		return famfs_set_err(e, -EFBIG,
+			"size %llu is larger than the limit of %llu (64 PiB)",
+			(unsigned long long)size,
+			(unsigned long long)FAMFS_MAX_FILE_SIZE);
 	if (nstrips > FAMFS_MAX_STRIPS)
 		return famfs_set_err(e, -EINVAL, "%u strips: the limit is %d",
 				     nstrips, FAMFS_MAX_STRIPS);
