@@ -4,6 +4,7 @@
 #define FAMFS_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Every command of the product, weak so that the table in main.c may name
@@ -25,6 +26,15 @@ enum cli_output { CLI_OUT_HUMAN = 0, CLI_OUT_JSON, CLI_OUT_YAML, CLI_OUT_TABLE }
 
 /* Parse "-o" values; returns 0 or -1 after printing what was wrong. */
 int cli_parse_output(const char *cmd, const char *arg, enum cli_output *out);
+/*
+ * cli_parse_uint() - the value of numeric option @opt ("--evict"): decimal
+ * digits only, at most @max. Returns 0 and *@out, or -1 after an error
+ * naming @cmd, @opt and @arg (the caller exits CLI_EXIT_USAGE).
+ */
+int cli_parse_uint(const char *cmd, const char *opt, const char *arg,
+		   uint64_t max, uint64_t *out);
+int cli_parse_u32(const char *cmd, const char *opt, const char *arg,
+		  uint32_t max, uint32_t *out);
 
 /* Print "famfs-cli <cmd>: <msg>" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

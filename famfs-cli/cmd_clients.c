@@ -25,11 +25,17 @@ int cmd_clients(int argc, char **argv)
 	enum cli_output out = CLI_OUT_HUMAN;
 	const char *host = NULL;
 	long evict = -1;
+	uint32_t slot;
 	int c, rc = CLI_EXIT_OK;
 
 	while ((c = getopt_long(argc, argv, "e:o:d:H:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'e': evict = strtol(optarg, NULL, 10); break;
+		case 'e':
+			if (cli_parse_u32("clients", "--evict", optarg,
+					  FAMFS_MAX_SLOTS - 1, &slot))
+				return CLI_EXIT_USAGE;
+			evict = slot;
+			break;
 		case 'o': if (cli_parse_output("clients", optarg, &out)) return CLI_EXIT_USAGE; break;
 		case 'd': if (cli_devices_add("clients", &devs, optarg)) return CLI_EXIT_USAGE; break;
 		case 'H': host = optarg; break;

@@ -110,7 +110,11 @@ int cmd_create(int argc, char **argv)
 			have_size = true;
 			break;
 		case 'f': from = optarg; break;
-		case 'n': pol.nstrips = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'n':
+			if (cli_parse_u32("create", "--strips", optarg,
+					  FAMFS_MAX_STRIPS, &pol.nstrips))
+				return CLI_EXIT_USAGE;
+			break;
 		case 'c':
 			if (famfs_parse_size(optarg, &pol.chunk)) {
 				cli_error("create", "bad chunk '%s'", optarg);
@@ -124,8 +128,14 @@ int cmd_create(int argc, char **argv)
 			}
 			a.mode = (uint32_t)mode;
 			break;
-		case 'u': a.uid = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 'g': a.gid = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'u':
+			if (cli_parse_u32("create", "--uid", optarg, UINT32_MAX, &a.uid))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'g':
+			if (cli_parse_u32("create", "--gid", optarg, UINT32_MAX, &a.gid))
+				return CLI_EXIT_USAGE;
+			break;
 		case 'd': if (cli_devices_add("create", &devs, optarg)) return CLI_EXIT_USAGE; break;
 		case 'H': host = optarg; break;
 		case 'h': create_usage(stdout); return CLI_EXIT_OK;

@@ -199,7 +199,11 @@ int cmd_ingest(int argc, char **argv)
 		case 'w': c.wait = true; break;
 		case 'd': if (cli_devices_add("ingest", &c.devs, optarg)) return CLI_EXIT_USAGE; break;
 		case 'm': c.manifest = optarg; break;
-		case 't': c.threads = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 't':
+			if (cli_parse_u32("ingest", "--threads", optarg, 1024,
+					  &c.threads))
+				return CLI_EXIT_USAGE;
+			break;
 		case 'v': c.verify = true; break;
 		case 'c':
 			if (!strcmp(optarg, "keep"))

@@ -72,8 +72,14 @@ int cmd_mkdir(int argc, char **argv)
 			}
 			mode = (uint32_t)m;
 			break;
-		case 'u': uid = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 'g': gid = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'u':
+			if (cli_parse_u32("mkdir", "--uid", optarg, UINT32_MAX, &uid))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'g':
+			if (cli_parse_u32("mkdir", "--gid", optarg, UINT32_MAX, &gid))
+				return CLI_EXIT_USAGE;
+			break;
 		case 'd': if (cli_devices_add("mkdir", &devs, optarg)) return CLI_EXIT_USAGE; break;
 		case 'H': host = optarg; break;
 		case 'h': mkdir_usage(stdout); return CLI_EXIT_OK;

@@ -46,7 +46,11 @@ int cmd_mkfs(int argc, char **argv)
 			}
 			break;
 		case 'm': o.master_name = optarg; break;
-		case 's': o.nslots = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 's':
+			if (cli_parse_u32("mkfs", "--slots", optarg, FAMFS_MAX_SLOTS,
+					  &o.nslots))
+				return CLI_EXIT_USAGE;
+			break;
 		case 'f': o.force = true; break;
 		case 'h': mkfs_usage(stdout); return CLI_EXIT_OK;
 		default: mkfs_usage(stderr); return CLI_EXIT_USAGE;
