@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "map_json.h"
 
 static void print_human(const char *path, uint64_t size, const struct famfs_fmap *m,
 			struct famfs_fs *fs, const char *const *names);
@@ -14,7 +15,7 @@ static void print_human(const char *path, uint64_t size, const struct famfs_fmap
 static int getmap_mounted(const char *path, enum cli_output out)
 {
 	struct json_object *o = cli_mount_xattr_json(path, "user.famfs.map"), *map, *v;
-	const char *names[FAMFS_MAX_EXTENTS + FAMFS_MAX_STRIPS];
+	const char *names[FAMFS_MAX_EXTENTS];
 
 	if (!o || !json_object_object_get_ex(o, "map", &map)) {
 		cli_error("getmap", "%s: not a file in a famfs mount (no user.famfs.map "
@@ -26,35 +27,27 @@ static int getmap_mounted(const char *path, enum cli_output out)
 		cli_print_json(o);
 		return CLI_EXIT_OK;
 	}
-	bool il = json_object_object_get_ex(map, "type", &v) &&
-		  !strcmp(json_object_get_string(v), "interleave");
-	struct json_object *items;
-	size_t n;
+	struct famfs_map_dev devs[FAMFS_MAX_DEVICES];
+	struct famfs_fmap *m = NULL;
+	uint64_t size = 0;
+	char why[300];
 
-	if (!json_object_object_get_ex(map, il ? "strips" : "extents", &items)) {
+	/* no device geometry here: check the map's own consistency */
+	for (unsigned d = 0; d < FAMFS_MAX_DEVICES; d++)
+		devs[d] = (struct famfs_map_dev){ UINT64_MAX, 0 };
+	if (json_object_object_get_ex(o, "size", &v))
+		size = (uint64_t)json_object_get_int64(v);
+	if (map_json_parse(map, &m, why, sizeof(why)) ||
+	    famfs_fmap_check(m, size, devs, FAMFS_MAX_DEVICES, why, sizeof(why))) {
+		cli_error("getmap", "%s: the server's map is not usable: %s", path,
+			  why);
+		free(m);
 		json_object_put(o);
 		return CLI_EXIT_FAIL;
 	}
-	n = json_object_array_length(items);
-	struct famfs_fmap *m = calloc(1, famfs_fmap_sizeof((unsigned)n));
-
-	m->type = il ? FAMFS_MAP_INTERLEAVE : FAMFS_MAP_EXTENTS;
-	m->nitems = (uint16_t)n;
-	if (json_object_object_get_ex(map, "chunk", &v))
-		m->chunk = (uint64_t)json_object_get_int64(v);
-	for (size_t i = 0; i < n && i < sizeof(names) / sizeof(names[0]); i++) {
-		struct json_object *it = json_object_array_get_idx(items, i);
-
-		names[i] = json_object_object_get_ex(it, "device", &v) ? json_object_get_string(v) : "?";
-		if (json_object_object_get_ex(it, "device_index", &v))
-			m->items[i].dev_index = (uint32_t)json_object_get_int(v);
-		if (json_object_object_get_ex(it, "offset", &v))
-			m->items[i].offset = (uint64_t)json_object_get_int64(v);
-		if (json_object_object_get_ex(it, "length", &v))
-			m->items[i].length = (uint64_t)json_object_get_int64(v);
-	}
-	print_human(path, json_object_object_get_ex(o, "size", &v) ?
-		    (uint64_t)json_object_get_int64(v) : 0, m, NULL, names);
+	for (unsigned i = 0; i < m->nitems; i++)
+		names[i] = map_json_device(map, i);
+	print_human(path, size, m, NULL, names);
 	free(m);
 	json_object_put(o);
 	return CLI_EXIT_OK;

@@ -23,6 +23,7 @@
 
 #include "ingest.h"
 #include "sink_mount.h"
+#include "map_json.h"
 
 #define XATTR_MAP "user.famfs.map"
 #define XATTR_PENDING "user.famfs.pending"  /* commit only when told */
@@ -134,58 +135,67 @@ static int device_index(struct mount_sink *m, const char *path, uint32_t idx,
 	return r;
 }
 
-static int parse_map(struct mount_sink *m, const char *json, struct ingest_target *t,
-		     char *why, size_t whylen)
+/*
+ * Where files may lie on device @idx: past the label unit, and on device
+ * 0 past the log the superblock there describes.
+ */
+static struct famfs_map_dev device_area(struct mount_sink *m, uint32_t idx)
 {
-	json_object *root = json_tokener_parse(json), *map, *type, *items, *chunk;
+	struct famfs_map_dev d = { 0, FAMFS_UNIT_SIZE };
+	const struct famfs_superblock *sb;
+	uint64_t end;
+
+	if (!m->dev[idx])
+		return d;
+	d.size = famfs_dev_size(m->dev[idx]);
+	if (idx == 0) {
+		sb = (const void *)(famfs_dev_base(m->dev[0]) + FAMFS_SB_OFFSET);
+		d.data_start = d.size; /* no superblock: nothing is safe */
+		if (sb->magic == FAMFS_SB_MAGIC &&
+		    !__builtin_add_overflow(sb->log_offset, sb->log_size, &end) &&
+		    end <= d.size - FAMFS_UNIT_SIZE)
+			d.data_start = (end + FAMFS_UNIT_SIZE - 1) /
+				       FAMFS_UNIT_SIZE * FAMFS_UNIT_SIZE;
+	}
+	return d;
+}
+
+/* The server's map, parsed and checked before a byte is written through
+ * it: a bad one must not scribble over the log or another file.
+ */
+static int parse_map(struct mount_sink *m, const char *json, uint64_t size,
+		     struct ingest_target *t, char *why, size_t whylen)
+{
+	json_object *root = json_tokener_parse(json), *map;
+	struct famfs_map_dev devs[FAMFS_MAX_DEVICES];
+	char what[200];
 	int r = -EBADMSG;
 
-	if (!root || !json_object_object_get_ex(root, "map", &map) ||
-	    !json_object_object_get_ex(map, "type", &type))
+	snprintf(what, sizeof(what), "no \"map\" object");
+	if (!root || !json_object_object_get_ex(root, "map", &map))
 		goto out;
-	bool il = !strcmp(json_object_get_string(type), "interleave");
-
-	if (!json_object_object_get_ex(map, il ? "strips" : "extents", &items))
+	r = map_json_parse(map, &t->map, what, sizeof(what));
+	if (r)
 		goto out;
-	size_t n = json_object_array_length(items);
-
-	t->map = calloc(1, famfs_fmap_sizeof((unsigned)n));
-	if (!t->map) {
-		r = -ENOMEM;
-		goto out;
-	}
-	t->map->type = il ? FAMFS_MAP_INTERLEAVE : FAMFS_MAP_EXTENTS;
-	t->map->nitems = (uint16_t)n;
-	if (il && json_object_object_get_ex(map, "chunk", &chunk))
-		t->map->chunk = (uint64_t)json_object_get_int64(chunk);
-	for (size_t i = 0; i < n; i++) {
-		json_object *it = json_object_array_get_idx(items, i), *v;
+	for (unsigned i = 0; i < t->map->nitems; i++) {
 		struct famfs_map_item *mi = &t->map->items[i];
-		const char *dev;
 
-		if (!json_object_object_get_ex(it, "device", &v))
-			goto out;
-		dev = json_object_get_string(v);
-		mi->dev_index = json_object_object_get_ex(it, "device_index", &v) ?
-				(uint32_t)json_object_get_int(v) : (uint32_t)i;
-		mi->offset = json_object_object_get_ex(it, "offset", &v) ?
-			     (uint64_t)json_object_get_int64(v) : 0;
-		mi->length = json_object_object_get_ex(it, "length", &v) ?
-			     (uint64_t)json_object_get_int64(v) : 0;
-		r = device_index(m, dev, mi->dev_index, why, whylen);
+		r = device_index(m, map_json_device(map, i), mi->dev_index,
+				 why, whylen);
 		if (r)
 			goto out;
 		t->dev_base[mi->dev_index] = famfs_dev_base(m->dev[mi->dev_index]);
-		if (mi->offset + mi->length > famfs_dev_size(m->dev[mi->dev_index])) {
-			snprintf(why, whylen, "map leaves device %s", dev);
-			r = -ERANGE;
-			goto out;
-		}
 	}
-	r = 0;
+	for (uint32_t d = 0; d < FAMFS_MAX_DEVICES; d++)
+		devs[d] = device_area(m, d);
+	r = famfs_fmap_check(t->map, size, devs, FAMFS_MAX_DEVICES, what,
+			     sizeof(what));
 out:
-	if (r == -EBADMSG)
-		snprintf(why, whylen, "the server's %s is not a map: %.200s", XATTR_MAP, json);
+	if (r == -EBADMSG || r == -EINVAL) {
+		snprintf(why, whylen, "the server's %s is not a usable map (%s): "
+			 "%.200s", XATTR_MAP, what, json);
+		r = -EBADMSG;
+	}
 	json_object_put(root);
 	return r;
 }
@@ -225,7 +235,7 @@ static int ms_begin(void *s, const char *path, uint64_t size, struct ingest_targ
 		goto fail;
 	}
 	buf[n] = '\0';
-	r = parse_map(m, buf, t, why, whylen);
+	r = parse_map(m, buf, size, t, why, whylen);
 	if (r)
 		goto fail;
 	t->sink_private = f;

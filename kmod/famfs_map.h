@@ -42,10 +42,7 @@ struct famfs_kmap {
 /* What a map is checked against: the devices and their reserved heads. */
 struct famfs_kgeom {
 	u32 ndev;
-	struct {
-		u64 size;	/* bytes of the device the filesystem owns */
-		u64 data_start;	/* first byte a file may use */
-	} dev[FAMFS_KMOD_MAX_DEVICES];
+	struct famfs_map_dev dev[FAMFS_KMOD_MAX_DEVICES]; /* size, data_start */
 };
 
 static inline size_t famfs_kmap_bytes(unsigned int nitems)
@@ -56,11 +53,12 @@ static inline size_t famfs_kmap_bytes(unsigned int nitems)
 
 /*
  * famfs_kmap_validate() - check a map from user space before it is used.
- * Returns 0, or -EINVAL when any item names a device the mount does not
- * have, lies outside its device or in its reserved head (label,
- * superblock, log), is unaligned, overlaps another item, when the
- * sums overflow, when the strip count or chunk is not sane, or when the
- * map does not hold @size bytes.
+ * Returns 0, or -EINVAL when famfs_map_check() (lib/fmap_resolve.h, the
+ * one validator lib's replay and the tools use too) refuses it: an item
+ * names a device the mount does not have, lies outside its device or in
+ * its reserved head (label, superblock, log), is unaligned, overlaps
+ * another item, the sums overflow, the strip count or chunk is not sane,
+ * or the map does not hold @size bytes.
  */
 int famfs_kmap_validate(const struct famfs_kmap *m, u64 size,
 			const struct famfs_kgeom *g);

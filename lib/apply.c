@@ -41,33 +41,17 @@ static int lookup_parent(struct famfs_fs *fs, const char *path, uint16_t len,
 	return 0;
 }
 
-static int map_check(const struct famfs_fmap *m, uint64_t size, char *why,
-		     size_t whylen)
+/* famfs_fmap_check() against this filesystem's devices and data areas. */
+static int map_check(const struct famfs_fs *fs, const struct famfs_fmap *m,
+		     uint64_t size, char *why, size_t whylen)
 {
-	if (m->type == FAMFS_MAP_INTERLEAVE) {
-		if (m->chunk == 0 || m->nitems == 0 || m->nitems > FAMFS_MAX_STRIPS) {
-			snprintf(why, whylen, "bad interleave (%u strips, chunk %llu)",
-				 m->nitems, (unsigned long long)m->chunk);
-			return -EINVAL;
-		}
-		for (unsigned i = 1; i < m->nitems; i++)
-			if (m->items[i].length != m->items[0].length ||
-			    m->items[i].length % m->chunk) {
-				snprintf(why, whylen, "interleave strips differ in length");
-				return -EINVAL;
-			}
-	} else if (m->type != FAMFS_MAP_EXTENTS || m->nitems > FAMFS_MAX_EXTENTS) {
-		snprintf(why, whylen, "bad map type %u with %u items", m->type,
-			 m->nitems);
-		return -EINVAL;
+	struct famfs_map_dev devs[FAMFS_MAX_DEVICES];
+
+	for (unsigned d = 0; d < fs->ndev; d++) {
+		devs[d].size = fs->alloc.dev[d].nunits * FAMFS_UNIT_SIZE;
+		devs[d].data_start = fs->alloc.dev[d].first_unit * FAMFS_UNIT_SIZE;
 	}
-	if (famfs_fmap_bytes(m) < size) {
-		snprintf(why, whylen, "map of %llu bytes is smaller than size %llu",
-			 (unsigned long long)famfs_fmap_bytes(m),
-			 (unsigned long long)size);
-		return -EINVAL;
-	}
-	return 0;
+	return famfs_fmap_check(m, size, devs, fs->ndev, why, whylen);
 }
 
 /* Replay of a file that overlaps space freed by earlier tombstones: the
@@ -131,7 +115,7 @@ static int apply_file(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	m->reserved = 0;
 	m->chunk = f->chunk;
 	memcpy(m->items, items, f->nitems * sizeof(*items));
-	r = map_check(m, f->size, why, whylen);
+	r = map_check(fs, m, f->size, why, whylen);
 	/* the master's own commit arrives with its space already reserved */
 	if (!r && !fs->map_reserved)
 		r = mark_with_reclaim(fs, m, h->seq, why, whylen);

@@ -207,6 +207,16 @@ void famfs_node_release(struct famfs_fs *fs, struct famfs_node *n);
 
 /* ---- file maps ---------------------------------------------------------- */
 
+/*
+ * famfs_fmap_check() - famfs_map_check() (fmap_resolve.h) of @m for a
+ * file of @size bytes on @devs[0..@ndev): 0, or -EINVAL with what is wrong
+ * (and which item) in @why. The one check of a map from outside: replay,
+ * the master's commits, the maps tools read as JSON, and (the same inline
+ * function) the kernel module.
+ */
+int famfs_fmap_check(const struct famfs_fmap *m, uint64_t size,
+		     const struct famfs_map_dev *devs, uint32_t ndev,
+		     char *why, size_t whylen);
 /* Resolve through a whole map; see famfs_resolve_items(). */
 int famfs_fmap_resolve(const struct famfs_fmap *m, uint64_t off,
 		       struct famfs_loc *loc);

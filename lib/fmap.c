@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* File maps: size, resolve, and data copies through the one resolver. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -23,6 +24,34 @@ FAMFS_EXPORT int famfs_fmap_resolve(const struct famfs_fmap *m, uint64_t off,
 				    struct famfs_loc *loc)
 {
 	return famfs_resolve_items(m->type, m->chunk, m->items, m->nitems, off, loc);
+}
+
+FAMFS_EXPORT int famfs_fmap_check(const struct famfs_fmap *m, uint64_t size,
+				  const struct famfs_map_dev *devs, uint32_t ndev,
+				  char *why, size_t whylen)
+{
+	const struct famfs_map_item *it;
+	const char *bad;
+	int item;
+
+	bad = famfs_map_check(m->type, m->chunk, m->items, m->nitems, size,
+			      devs, ndev, &item);
+	if (!bad)
+		return 0;
+	if (item < 0) {
+		snprintf(why, whylen, "bad map (type %u, %u items, chunk %llu, "
+			 "size %llu): %s", m->type, m->nitems,
+			 (unsigned long long)m->chunk, (unsigned long long)size,
+			 bad);
+		return -EINVAL;
+	}
+	it = &m->items[item];
+	snprintf(why, whylen, "bad map (type %u, chunk %llu), item %d (device "
+		 "%u, offset %llu, length %llu): %s", m->type,
+		 (unsigned long long)m->chunk, item, it->dev_index,
+		 (unsigned long long)it->offset, (unsigned long long)it->length,
+		 bad);
+	return -EINVAL;
 }
 
 /* Copy between @buf and the map; @to_dev picks the direction. */

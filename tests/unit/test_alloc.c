@@ -185,15 +185,18 @@ static void replay_rejects_overlapping_maps(void **state)
 	fs->map_reserved = true;
 	assert_int_equal(famfs_commit_file(fs, "/b", &a, m, &e), 0);
 	fs->map_reserved = false;
-	/* and one outside the device */
+	/* one outside the device is refused by famfs_map_check() before it
+	 * reaches the log (the same check replay applies)
+	 */
 	m->items[0].offset = 40 * FAMFS_MiB;
 	fs->map_reserved = true;
-	assert_int_equal(famfs_commit_file(fs, "/c", &a, m, &e), 0);
+	assert_int_equal(famfs_commit_file(fs, "/c", &a, m, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "outside"));
 	fs->map_reserved = false;
 	free(m);
 	famfs_close(fs);
 	assert_int_equal(famfs_fsck(t.paths, 1, NULL, NULL, &r, &e), 0);
-	assert_int_equal(r.errors, 2);
+	assert_int_equal(r.errors, 1);
 	fs = tdevs_open(&t, FAMFS_OPEN_READ);
 	assert_non_null(famfs_lookup(fs, "/a"));
 	assert_null(famfs_lookup(fs, "/b"));
