@@ -442,14 +442,21 @@ static int mkdir_parent(const char *path)
 	return 0;
 }
 
+/*
+ * The socket is bound under a temporary name, given its mode and group,
+ * and only then renamed to its path: bound in place it would be open to
+ * everyone (umask permissions) until the chmod.
+ */
 static int unix_listen(char *err, size_t errlen)
 {
 	const char *path = famfsd.cfg.socket_path;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char tmp[sizeof(sa.sun_path)];
 	struct group *g;
 	int fd, r;
 
-	if (strlen(path) >= sizeof(sa.sun_path)) {
+	if (snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid()) >=
+	    (int)sizeof(tmp)) {
 		snprintf(err, errlen, "socket path %s is too long", path);
 		return -ENAMETOOLONG;
 	}
@@ -461,22 +468,28 @@ static int unix_listen(char *err, size_t errlen)
 			 path);
 		return -errno;
 	}
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    chmod(path, famfsd.cfg.socket_mode) || listen(fd, 128)) {
-		r = -errno;
-		snprintf(err, errlen, "cannot listen on %s: %s", path,
-			 strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return r;
-	}
 	g = famfsd.cfg.socket_group ? getgrnam(famfsd.cfg.socket_group) : NULL;
-	if (g && chown(path, (uid_t)-1, g->gr_gid))
+	if (famfsd.cfg.socket_group && !g)
+		log_warn("socket group %s does not exist", famfsd.cfg.socket_group);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", tmp);
+	unlink(tmp);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto fail;
+	if (g && chown(tmp, (uid_t)-1, g->gr_gid))
 		log_warn("cannot give %s to group %s: %m", path, g->gr_name);
+	if (chmod(tmp, famfsd.cfg.socket_mode) || listen(fd, 128) ||
+	    rename(tmp, path))
+		goto fail;
 	listeners[nlisteners].own_socket = true;
 	return fd;
+fail:
+	r = -errno;
+	snprintf(err, errlen, "cannot listen on %s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	return r;
 }
 
 static char *read_file(const char *path)

@@ -5,14 +5,20 @@ source "$(dirname "$0")/lib.sh"
 cat >"$T/famfsd.yaml" <<EOC
 socket_group: daemon
 EOC
+# the first stat that sees the socket must see its final mode and group:
+# a socket bound first and chmod'ed after is briefly open to everyone
+python3 "$(dirname "$0")/first_stat.py" "$SOCK" 20 >"$T/first" 2>"$T/watch" &
+watcher=$!
+for _ in $(seq 1 200); do [ -s "$T/watch" ] && break; sleep 0.05; done
+grep -q watching "$T/watch" || fail "the inotify watcher did not start: $(cat "$T/watch")"
 "$FAMFSD" --config "$T/famfsd.yaml" --state-dir "$STATE" --socket "$SOCK" \
 	--plugin-dir "$PLUGINS" >>"$LOG" 2>&1 &
 FAMFSD_PID=$!
-for _ in $(seq 1 200); do [ -S "$SOCK" ] && break; sleep 0.05; done
-sleep 0.2
+wait $watcher || fail "the socket did not appear"
+[ "$(cat "$T/first")" = "660 daemon" ] || fail "socket born as $(cat "$T/first"), not 660 daemon"
 [ "$(stat -c %a "$SOCK")" = 660 ] || fail "mode $(stat -c %a "$SOCK")"
 [ "$(stat -c %G "$SOCK")" = daemon ] || fail "group $(stat -c %G "$SOCK")"
-pass "socket is 0660 root:daemon"
+pass "socket is 0660 root:daemon from its first moment"
 chmod 755 "$T"
 if command -v setpriv >/dev/null; then
 	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups \
