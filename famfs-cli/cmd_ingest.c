@@ -109,10 +109,16 @@ static int ingest_offline(struct ingest_cmd *c)
 	ingest_sink_lib(&sink, fs);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	pthread_create(&t, NULL, show_progress, &run);
+	/* without its thread the copy still runs, only unseen */
+	bool shown = pthread_create(&t, NULL, show_progress, &run) == 0;
+
+	if (!shown)
+		cli_error("ingest", "cannot start the progress thread: progress "
+			  "is not shown");
 	r = ingest_run(&o, &plan, &sink, &man, &run.prog, &res);
 	atomic_store(&run.done, true);
-	pthread_join(t, NULL);
+	if (shown)
+		pthread_join(t, NULL);
 	printf("%llu copied, %llu already there, %llu changed at the source, "
 	       "%llu verified; skipped %llu special files; %llu hard links copied "
 	       "as files; %llu sparse files filled\n",

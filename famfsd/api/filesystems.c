@@ -301,7 +301,15 @@ static int remkfs(struct api_req *q, struct api_resp *r, const char *name)
 	sqlite3_bind_int64(st, 2, (int64_t)log_size);
 	sqlite3_bind_text(st, 3, famfsd.cfg.host_name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, name, -1, SQLITE_STATIC);
-	sqlite3_step(st);
+	/* the devices are formatted already; the record must say so or the
+	 * request fail (the caller rolls the transaction back)
+	 */
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return api_error(r, 500, "internal", "'%s' was formatted (uuid "
+				 "%s) but cannot be recorded: %s", name, uuid,
+				 sqlite3_errmsg(famfsd.db));
+	}
 	sqlite3_finalize(st);
 	return api_ok(r, 200, api_fs_json(name, true));
 }

@@ -17,6 +17,7 @@
 #include "fsview.h"
 #include "ingest.h"
 #include "jobs/jobs.h"
+#include "log.h"
 #include "manifest_sqlite.h"
 #include "sink_mount.h"
 #include "store/store.h"
@@ -191,10 +192,16 @@ static int ingest_run_job(struct job *j)
 		r = r ? r : -EIO;
 		goto out;
 	}
-	pthread_create(&t, NULL, watch, &w);
+	/* without the watcher the job runs, reporting progress only at its end */
+	bool watching = pthread_create(&t, NULL, watch, &w) == 0;
+
+	if (!watching)
+		log_warn("ingest into %s: cannot start the progress thread; "
+			 "progress is reported at the end", fsname);
 	r = ingest_run(&o, &plan, &sink, &man, &prog, &res);
 	atomic_store(&w.done, true);
-	pthread_join(t, NULL);
+	if (watching)
+		pthread_join(t, NULL);
 	jobs_progress(j, atomic_load(&prog.bytes_done), atomic_load(&prog.bytes_total),
 		      atomic_load(&prog.files_done), atomic_load(&prog.files_total));
 	if (r)

@@ -55,3 +55,14 @@ n=$(grep -c '^famfsd_http_requests_total{' <<<"$BODY")
 grep -q 'method="BREW' <<<"$BODY" && fail "client-chosen method became a label"
 grep -q 'method="other"' <<<"$BODY" || fail "unknown methods not counted as other"
 pass "method label bounded ($n counters)"
+
+# 5. A failed UPDATE after re-mkfs is an error, not a 200 with the old
+#    record (a real SQLite failure: a trigger that aborts the update).
+sqlite3 "$STATE/famfsd.db" "CREATE TRIGGER no_update BEFORE UPDATE ON filesystems
+	BEGIN SELECT RAISE(ABORT, 'injected failure'); END;" || fail "cannot add the trigger"
+api POST /v1/filesystems/fs0/mkfs '{"force":true}'
+expect 500 internal
+grep -q "injected failure" <<<"$BODY" || fail "the error does not say why: $BODY"
+sqlite3 "$STATE/famfsd.db" "DROP TRIGGER no_update;"
+api POST /v1/filesystems/fs0/mkfs '{"force":true}'; expect 200
+pass "a failed record update is a 500 naming the cause"
