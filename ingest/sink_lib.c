@@ -53,11 +53,14 @@ static int lib_begin(void *s, const char *path, uint64_t size,
 	return 0;
 }
 
-static void flush_map(struct famfs_fs *fs, const struct famfs_fmap *m)
+static int flush_map(struct famfs_fs *fs, const struct famfs_fmap *m)
 {
-	for (unsigned i = 0; i < m->nitems; i++)
-		famfs_dev_flush(famfs_fs_dev(fs, m->items[i].dev_index),
-				m->items[i].offset, m->items[i].length);
+	int r = 0;
+
+	for (unsigned i = 0; i < m->nitems && !r; i++)
+		r = famfs_dev_flush(famfs_fs_dev(fs, m->items[i].dev_index),
+				    m->items[i].offset, m->items[i].length);
+	return r;
 }
 
 static int lib_commit(void *s, struct ingest_target *t, const char *path,
@@ -67,8 +70,13 @@ static int lib_commit(void *s, struct ingest_target *t, const char *path,
 	struct famfs_err e = { 0 };
 	int r;
 
-	flush_map(fs, t->map);
-	r = famfs_commit_file(fs, path, a, t->map, &e);
+	/* the data must be durable before the commit makes it visible */
+	r = flush_map(fs, t->map);
+	if (r)
+		snprintf(e.msg, sizeof(e.msg), "flush of the file's data: %s",
+			 strerror(-r));
+	else
+		r = famfs_commit_file(fs, path, a, t->map, &e);
 	if (r) {
 		snprintf(why, whylen, "%s", e.msg);
 		famfs_alloc_release(fs, t->map);

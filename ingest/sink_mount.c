@@ -264,9 +264,14 @@ static int ms_commit(void *s, struct ingest_target *t, const char *path,
 	int r = 0;
 
 	(void)path;
-	for (unsigned i = 0; i < t->map->nitems; i++)
-		famfs_dev_flush(m->dev[t->map->items[i].dev_index],
-				t->map->items[i].offset, t->map->items[i].length);
+	/* the data must be durable before the commit makes it visible */
+	for (unsigned i = 0; i < t->map->nitems && !r; i++)
+		r = famfs_dev_flush(m->dev[t->map->items[i].dev_index],
+				    t->map->items[i].offset, t->map->items[i].length);
+	if (r) {
+		snprintf(why, whylen, "flush of the file's data: %s", strerror(-r));
+		return r;
+	}
 	ts[0].tv_sec = ts[1].tv_sec = (time_t)(a->mtime_ns / 1000000000ULL);
 	ts[0].tv_nsec = ts[1].tv_nsec = (long)(a->mtime_ns % 1000000000ULL);
 	if (fchown(f->fd, a->uid, a->gid) || fchmod(f->fd, a->mode) ||

@@ -277,16 +277,16 @@ static void cpu_cache_lines(const void *p, uint64_t len, bool invalidate)
 }
 #endif
 
-void famfs_dev_flush_range(struct famfs_dev *d, const void *p, uint64_t len)
+int famfs_dev_flush_range(struct famfs_dev *d, const void *p, uint64_t len)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t a, end;
 
 	if (len == 0)
-		return;
+		return 0;
 	if (d->kind == FAMFS_DEV_DAX) {
 		cpu_cache_lines(p, len, false);
-		return;
+		return 0;
 	}
 	/* Files and block devices: the page cache is coherent on this host;
 	 * msync makes the bytes durable (a block device must reach the media
@@ -294,18 +294,20 @@ void famfs_dev_flush_range(struct famfs_dev *d, const void *p, uint64_t len)
 	 */
 	a = (uintptr_t)p & ~(page - 1);
 	end = (uintptr_t)p + len;
-	msync((void *)a, end - a,
-	      d->kind == FAMFS_DEV_BLOCK ? MS_SYNC : MS_ASYNC);
+	if (msync((void *)a, end - a,
+		  d->kind == FAMFS_DEV_BLOCK ? MS_SYNC : MS_ASYNC))
+		return -errno;
+	return 0;
 }
 
-FAMFS_EXPORT void famfs_dev_flush(struct famfs_dev *d, uint64_t off,
-				  uint64_t len)
+FAMFS_EXPORT int famfs_dev_flush(struct famfs_dev *d, uint64_t off,
+				 uint64_t len)
 {
 	if (off >= d->size)
-		return;
+		return len ? -ERANGE : 0;
 	if (len > d->size - off)
 		len = d->size - off;
-	famfs_dev_flush_range(d, d->base + off, len);
+	return famfs_dev_flush_range(d, d->base + off, len);
 }
 
 FAMFS_EXPORT void famfs_dev_invalidate(struct famfs_dev *d, uint64_t off,

@@ -59,9 +59,10 @@ enum famfs_dev_kind famfs_dev_kind(const struct famfs_dev *d);
 int famfs_dev_fd(const struct famfs_dev *d);
 
 /* Make bytes written by this host visible to other hosts (clwb/clflushopt
- * + sfence on DAX memory, msync on files).
+ * + sfence on DAX memory, msync on files; a range past the end is cut).
+ * Returns 0, -ERANGE if @off is beyond the device, or msync's -errno.
  */
-void famfs_dev_flush(struct famfs_dev *d, uint64_t off, uint64_t len);
+int famfs_dev_flush(struct famfs_dev *d, uint64_t off, uint64_t len);
 /* Drop cached copies before reading what another host wrote. */
 void famfs_dev_invalidate(struct famfs_dev *d, uint64_t off, uint64_t len);
 

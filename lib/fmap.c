@@ -72,8 +72,12 @@ static int64_t copy_map(struct famfs_fs *fs, const struct famfs_fmap *m,
 			return -EIO;
 		n = len - done < loc.length ? len - done : loc.length;
 		if (to_dev) {
+			int r;
+
 			memcpy(d->base + loc.dev_offset, buf + done, n);
-			famfs_dev_flush(d, loc.dev_offset, n);
+			r = famfs_dev_flush(d, loc.dev_offset, n);
+			if (r)
+				return r;
 		} else {
 			if (!(fs->flags & FAMFS_OPEN_MASTER))
 				famfs_dev_invalidate(d, loc.dev_offset, n);

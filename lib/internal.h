@@ -144,7 +144,7 @@ struct famfs_fs {
 };
 
 /* dev.c */
-void famfs_dev_flush_range(struct famfs_dev *d, const void *p, uint64_t len);
+int famfs_dev_flush_range(struct famfs_dev *d, const void *p, uint64_t len);
 
 /* util.c */
 uint64_t famfs_fs_tag(const struct famfs_uuid *u);

@@ -65,10 +65,13 @@ int famfs_sb_write(struct famfs_fs *fs)
 {
 	struct famfs_dev *d0 = fs->dev[0];
 
+	int r;
+
 	famfs_sb_seal(&fs->sb);
 	memcpy(d0->base + FAMFS_SB_BACKUP_OFFSET, &fs->sb, sizeof(fs->sb));
-	famfs_dev_flush(d0, FAMFS_SB_BACKUP_OFFSET, sizeof(fs->sb));
+	r = famfs_dev_flush(d0, FAMFS_SB_BACKUP_OFFSET, sizeof(fs->sb));
+	if (r)
+		return r; /* the primary stays as it was */
 	memcpy(d0->base + FAMFS_SB_OFFSET, &fs->sb, sizeof(fs->sb));
-	famfs_dev_flush(d0, FAMFS_SB_OFFSET, sizeof(fs->sb));
-	return 0;
+	return famfs_dev_flush(d0, FAMFS_SB_OFFSET, sizeof(fs->sb));
 }
