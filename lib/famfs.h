@@ -361,6 +361,11 @@ bool famfs_fs_is_master(const struct famfs_fs *fs);
 
 /* ---- helpers shared by the tools --------------------------------------- */
 
+/*
+ * The words that are famfsd API routes where a resource name could stand
+ * (/v1/devices/rescan): no device, set, filesystem or mount is called so.
+ */
+bool famfs_name_reserved(const char *name);
 /* "2MiB", "1G", "4096" -> bytes. Returns 0 or -EINVAL. */
 int famfs_parse_size(const char *s, uint64_t *out);
 void famfs_uuid_generate(struct famfs_uuid *u);

@@ -25,6 +25,17 @@ int famfs_set_err(struct famfs_err *e, int code, const char *fmt, ...)
 	return code;
 }
 
+FAMFS_EXPORT bool famfs_name_reserved(const char *name)
+{
+	static const char *const reserved[] = { "rescan", "audit", "mkfs",
+						"cancel" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++)
+		if (!strcmp(name, reserved[i]))
+			return true;
+	return false;
+}
+
 FAMFS_EXPORT int famfs_parse_size(const char *s, uint64_t *out)
 {
 	char *end;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "famfs.h"
 #include "cluster/model.h"
 #include "cluster/units.h"
 
@@ -235,6 +236,29 @@ static void check_sets(struct refs *r)
 	}
 }
 
+/*
+ * mkfs refuses a log that leaves device 0 (the set's first device) no
+ * data unit after the 2 MiB header: known here for emulated devices.
+ */
+static void check_log_fits(struct refs *r, size_t i)
+{
+	const struct cl_filesystem *fs = &r->c->filesystems[i];
+	const struct cl_set *s = fs->set ? cluster_set(r->c, fs->set) : NULL;
+	const struct cl_device *d0 = s && s->devices.n && s->devices.v[0] ?
+		cluster_device(r->c, s->devices.v[0]) : NULL;
+	uint64_t log = fs->log_size ? fs->log_size :
+		       r->c->defaults.has_log_size ? r->c->defaults.log_size : 0;
+
+	if (!log || !d0 || d0->kind != CL_DEV_EMUL || !d0->size)
+		return;
+	if (FAMFS_LOG_OFFSET + log + FAMFS_UNIT_SIZE > d0->size)
+		at(r, fs->node, "filesystems", i, fs->log_size ? "logSize" : "set",
+		   "a %llu-byte log does not fit device '%s' (%llu bytes) with "
+		   "the 2 MiB header and one 2 MiB data unit",
+		   (unsigned long long)log, d0->name,
+		   (unsigned long long)d0->size);
+}
+
 static void check_filesystems(struct refs *r)
 {
 	struct cluster *c = r->c;
@@ -257,6 +281,7 @@ static void check_filesystems(struct refs *r)
 				   fs->set, j);
 				break;
 			}
+		check_log_fits(r, i);
 		if (fs->master && !h)
 			at(r, fs->node, "filesystems", i, "master", "no host is "
 			   "named '%s'", fs->master);

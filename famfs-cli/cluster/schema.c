@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "famfs.h"
 #include "cluster/model.h"
 #include "cluster/units.h"
 
@@ -343,6 +344,13 @@ static bool check_value(struct ctx *x, const struct field *f,
 	case F_USIZE:
 		if (!check_size(x, n, f->type == F_USIZE, &v))
 			return false;
+		/* placement refuses larger chunks (docs/format.md) */
+		if (!x->schema_only && !strcmp(f->key, "chunk") &&
+		    v > FAMFS_MAX_CHUNK) {
+			err(x, n, "chunk %s is larger than 1 TiB, the limit",
+			    n->str);
+			return false;
+		}
 		*(uint64_t *)dst = v;
 		return true;
 	case F_STRIPS:
@@ -393,6 +401,13 @@ static bool check_value(struct ctx *x, const struct field *f,
 		if (!name_ok(plain_string(n))) {
 			err(x, n, "'%s' is not a valid name ([A-Za-z0-9] then up "
 			    "to 62 of [A-Za-z0-9._-])", n->str);
+			return false;
+		}
+		/* famfsd refuses them (docs/api.md): they are routes */
+		if (!x->schema_only && !strcmp(f->key, "name") &&
+		    famfs_name_reserved(n->str)) {
+			err(x, n, "'%s' is a reserved name (a route of the famfsd "
+			    "API)", n->str);
 			return false;
 		}
 		break;

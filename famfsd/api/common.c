@@ -179,9 +179,6 @@ int api_size(json_object *o, const char *key, uint64_t dflt, uint64_t *out,
 	return 0;
 }
 
-static const char *const api_reserved_names[] = { "rescan", "audit",
-						  "mkfs", "cancel" };
-
 int api_check_name(const char *what, const char *name, struct api_resp *r)
 {
 	size_t n = strlen(name);
@@ -194,13 +191,9 @@ int api_check_name(const char *what, const char *name, struct api_resp *r)
 				 "%s name '%s' is not valid: 1-63 characters "
 				 "of [A-Za-z0-9._-], starting with a letter or "
 				 "digit", what, name);
-	/* words that are routes where a name could stand: /v1/devices/rescan */
-	for (size_t i = 0; i < sizeof(api_reserved_names) /
-			       sizeof(api_reserved_names[0]); i++)
-		if (!strcmp(name, api_reserved_names[i]))
-			return api_error(r, 400, "invalid_value",
-					 "%s name '%s' is reserved (a route of "
-					 "the API)", what, name);
+	if (famfs_name_reserved(name))
+		return api_error(r, 400, "invalid_value", "%s name '%s' is "
+				 "reserved (a route of the API)", what, name);
 	return 0;
 }
 

@@ -64,9 +64,9 @@ static int patch_policy(json_object *pol, struct api_resp *r)
 	    api_size(pol, "chunk", policy_chunk(), &chunk, r) ||
 	    api_size(pol, "log_size", policy_log_size(), &log_size, r))
 		return -1;
-	if (!chunk || chunk % FAMFS_UNIT_SIZE)
+	if (!chunk || chunk % FAMFS_UNIT_SIZE || chunk > FAMFS_MAX_CHUNK)
 		return api_error(r, 400, "invalid_value", "policy.chunk %llu "
-				 "is not a multiple of 2 MiB",
+				 "is not a multiple of 2 MiB up to 1 TiB",
 				 (unsigned long long)chunk);
 	if (log_size < FAMFS_LOG_MIN_SIZE || log_size % FAMFS_UNIT_SIZE)
 		return api_error(r, 400, "invalid_value", "policy.log_size must "

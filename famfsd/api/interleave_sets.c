@@ -118,9 +118,9 @@ static int create(struct api_req *q, struct api_resp *r)
 	if (n < 1 || n > FAMFS_MAX_DEVICES)
 		return api_error(r, 400, "invalid_value", "'devices' must name "
 				 "1 to %d devices", FAMFS_MAX_DEVICES);
-	if (!chunk || chunk % FAMFS_UNIT_SIZE)
+	if (!chunk || chunk % FAMFS_UNIT_SIZE || chunk > FAMFS_MAX_CHUNK)
 		return api_error(r, 400, "invalid_value", "chunk %llu is not a "
-				 "multiple of 2 MiB (2097152)",
+				 "multiple of 2 MiB (2097152) up to 1 TiB",
 				 (unsigned long long)chunk);
 	strips = api_int(b, "strips", 0);
 	if (!strips)

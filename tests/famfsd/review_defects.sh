@@ -18,6 +18,10 @@ grep -q chunk <<<"$BODY" || fail "the refusal does not name the chunk: $BODY"
 api POST /v1/files '{"filesystem":"fs0","path":"/c","size":"4MiB","chunk":"8388608TiB"}'
 alive "chunk 2^63"
 expect 400 invalid_value
+api POST /v1/interleave-sets '{"name":"big","devices":["emul0"],"chunk":"2TiB"}'
+expect 400 invalid_value
+api PATCH /v1/host '{"policy":{"chunk":"2TiB"}}'
+expect 400 invalid_value
 pass "absurd chunks refused, famfsd alive"
 
 # 2. An empty URL segment must not shift the path: the segments skipped it
