@@ -149,7 +149,7 @@ static int apply_file(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	n->uid = f->uid;
 	n->gid = f->gid;
 	n->size = f->size;
-	n->mtime_ns = f->mtime_ns;
+	n->mtime_ns = n->atime_ns = f->mtime_ns;
 	n->ctime_ns = f->ctime_ns;
 	n->map = m;
 	fs->nfiles++;
@@ -184,7 +184,7 @@ static int apply_mkdir(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	n->mode = 0040000 | (d->mode & 07777);
 	n->uid = d->uid;
 	n->gid = d->gid;
-	n->mtime_ns = n->ctime_ns = d->mtime_ns;
+	n->mtime_ns = n->ctime_ns = n->atime_ns = d->mtime_ns;
 	fs->ndirs++;
 	notify(fs, h, n, dir, n->name);
 	return 0;
@@ -278,6 +278,67 @@ static int apply_device_add(struct famfs_fs *fs, const struct famfs_entry_hdr *h
 	return 0;
 }
 
+/* Format 1.1: new mode, owner, times or size of a live node. */
+static int apply_setattr(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
+			 char *why, size_t whylen)
+{
+	const struct famfs_entry_setattr *a = (const void *)(h + 1);
+	const char *path = (const char *)(a + 1);
+	struct famfs_node *n;
+	int r;
+
+	if (h->len < sizeof(*h) + sizeof(*a) + a->path_len) {
+		snprintf(why, whylen, "setattr entry too short");
+		return -EINVAL;
+	}
+	r = check_path(path, a->path_len, why, whylen);
+	if (r)
+		return r;
+	if (a->valid & ~FAMFS_SETATTR_ALL) {
+		snprintf(why, whylen, "setattr of '%.*s': unknown bits 0x%x",
+			 (int)a->path_len, path, a->valid & ~FAMFS_SETATTR_ALL);
+		return -EINVAL;
+	}
+	n = famfs_node_by_ino(fs, FAMFS_ROOT_INO + a->target_seq);
+	if (!n || n->deleted) {
+		snprintf(why, whylen, "setattr of '%.*s': entry %llu is not live",
+			 (int)a->path_len, path,
+			 (unsigned long long)a->target_seq);
+		return -ENOENT;
+	}
+	if (a->valid & FAMFS_SETATTR_SIZE) {
+		uint64_t cap = n->map ? famfs_fmap_bytes(n->map) : 0;
+
+		if (!S_ISREG_MODE(n->mode)) {
+			snprintf(why, whylen, "setattr of '%.*s': size of a directory",
+				 (int)a->path_len, path);
+			return -EISDIR;
+		}
+		if (a->size > cap) {
+			snprintf(why, whylen,
+				 "setattr of '%.*s': size %llu beyond its map of %llu bytes",
+				 (int)a->path_len, path,
+				 (unsigned long long)a->size, (unsigned long long)cap);
+			return -EFBIG;
+		}
+		fs->file_bytes += a->size - n->size;
+		n->size = a->size;
+	}
+	if (a->valid & FAMFS_SETATTR_MODE)
+		n->mode = (n->mode & ~07777U) | (a->mode & 07777);
+	if (a->valid & FAMFS_SETATTR_UID)
+		n->uid = a->uid;
+	if (a->valid & FAMFS_SETATTR_GID)
+		n->gid = a->gid;
+	if (a->valid & FAMFS_SETATTR_ATIME)
+		n->atime_ns = a->atime_ns;
+	if (a->valid & FAMFS_SETATTR_MTIME)
+		n->mtime_ns = a->mtime_ns;
+	n->ctime_ns = a->ctime_ns;
+	notify(fs, h, n, n->parent, NULL);
+	return 0;
+}
+
 int famfs_apply_entry(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		      char *why, size_t whylen)
 {
@@ -290,6 +351,8 @@ int famfs_apply_entry(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		return apply_delete(fs, h, why, whylen);
 	case FAMFS_ENTRY_DEVICE_ADD:
 		return apply_device_add(fs, h, why, whylen);
+	case FAMFS_ENTRY_SETATTR:
+		return apply_setattr(fs, h, why, whylen);
 	default:
 		if (h->flags & FAMFS_ENTRY_F_OPTIONAL)
 			return 0;

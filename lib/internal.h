@@ -51,7 +51,7 @@ struct famfs_node {
 	bool deleted;
 	uint64_t delete_seq;
 	uint64_t size;
-	uint64_t mtime_ns, ctime_ns;
+	uint64_t mtime_ns, ctime_ns, atime_ns;
 	struct famfs_fmap *map;
 	struct famfs_node *zombie_next;
 };

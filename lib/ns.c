@@ -74,6 +74,7 @@ int famfs_ns_init(struct famfs_fs *fs)
 	fs->root->ino = FAMFS_ROOT_INO;
 	fs->root->mode = 040755;
 	fs->root->mtime_ns = fs->root->ctime_ns = fs->sb.created_ns;
+	fs->root->atime_ns = fs->sb.created_ns;
 	*ino_bucket(&fs->inos, FAMFS_ROOT_INO) = fs->root;
 	fs->inos.count = 1;
 	return 0;
@@ -260,6 +261,7 @@ FAMFS_EXPORT void famfs_node_attr(const struct famfs_node *n, struct famfs_attr 
 	a->alloc_bytes = n->map ? famfs_fmap_bytes(n->map) : 0;
 	a->mtime_ns = n->mtime_ns;
 	a->ctime_ns = n->ctime_ns;
+	a->atime_ns = n->atime_ns;
 }
 
 FAMFS_EXPORT int famfs_node_path(const struct famfs_node *n, char *buf, size_t len)
