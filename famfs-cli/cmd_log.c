@@ -27,6 +27,7 @@ static const char *type_name(uint16_t t)
 	case FAMFS_ENTRY_DELETE: return "delete";
 	case FAMFS_ENTRY_DEVICE_ADD: return "device_add";
 	case FAMFS_ENTRY_SETATTR: return "setattr";
+	case FAMFS_ENTRY_BATCH: return "batch";
 	default: return "unknown";
 	}
 }
@@ -75,6 +76,10 @@ static struct json_object *entry_json(uint64_t off, const struct famfs_entry_hdr
 		path = (const char *)(d + 1);
 		plen = d->path_len;
 		json_object_object_add(o, "target_seq", json_object_new_uint64(d->target_seq));
+	} else if (h->type == FAMFS_ENTRY_BATCH) {
+		const struct famfs_entry_batch *b = (const void *)(h + 1);
+
+		json_object_object_add(o, "count", json_object_new_int64(b->count));
 	} else if (h->type == FAMFS_ENTRY_SETATTR) {
 		const struct famfs_entry_setattr *a = (const void *)(h + 1);
 

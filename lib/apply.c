@@ -339,6 +339,51 @@ static int apply_setattr(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	return 0;
 }
 
+int famfs_batch_inner_check(const struct famfs_entry_hdr *b, uint64_t off,
+			    uint64_t seq, char *why, size_t whylen)
+{
+	const struct famfs_entry_hdr *h = (const void *)((const uint8_t *)b + off);
+
+	if (off + sizeof(*h) > b->len || h->magic != FAMFS_ENTRY_MAGIC ||
+	    h->fs_tag != b->fs_tag || h->len < sizeof(*h) || h->len % 8 ||
+	    h->len > b->len - off || h->seq != seq || h->crc != 0) {
+		snprintf(why, whylen, "batch %llu: inner entry %llu is malformed",
+			 (unsigned long long)b->seq, (unsigned long long)seq);
+		return -EBADMSG;
+	}
+	if (h->type != FAMFS_ENTRY_FILE && h->type != FAMFS_ENTRY_MKDIR &&
+	    h->type != FAMFS_ENTRY_SETATTR && h->type != FAMFS_ENTRY_DELETE) {
+		snprintf(why, whylen, "batch %llu: entry %llu of type %u cannot be batched",
+			 (unsigned long long)b->seq, (unsigned long long)seq, h->type);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* Replay of a batch: each inner entry as if it stood alone. */
+static int apply_batch(struct famfs_fs *fs, const struct famfs_entry_hdr *b,
+		       char *why, size_t whylen)
+{
+	const struct famfs_entry_batch *bb = (const void *)(b + 1);
+	uint64_t off = sizeof(*b) + sizeof(*bb);
+
+	if (b->len < off) {
+		snprintf(why, whylen, "batch entry too short");
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < bb->count; i++) {
+		const struct famfs_entry_hdr *h = (const void *)((const uint8_t *)b + off);
+		uint64_t seq = b->seq + 1 + i;
+
+		if (famfs_batch_inner_check(b, off, seq, why, whylen))
+			return -EBADMSG; /* the rest cannot be found */
+		if (famfs_apply_entry(fs, h, why, whylen))
+			famfs_log_note_skip(fs, seq, why);
+		off += h->len;
+	}
+	return 0;
+}
+
 int famfs_apply_entry(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		      char *why, size_t whylen)
 {
@@ -353,6 +398,8 @@ int famfs_apply_entry(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		return apply_device_add(fs, h, why, whylen);
 	case FAMFS_ENTRY_SETATTR:
 		return apply_setattr(fs, h, why, whylen);
+	case FAMFS_ENTRY_BATCH:
+		return apply_batch(fs, h, why, whylen);
 	default:
 		if (h->flags & FAMFS_ENTRY_F_OPTIONAL)
 			return 0;

@@ -262,6 +262,26 @@ int famfs_commit_file(struct famfs_fs *fs, const char *path,
 		      const struct famfs_file_attr *a,
 		      const struct famfs_fmap *m, struct famfs_err *e);
 
+/* One file of a group commit; result and why are filled in. */
+struct famfs_commit_req {
+	const char *path;
+	struct famfs_file_attr attr;
+	const struct famfs_fmap *map;   /* reserved, data written and flushed */
+	int result;                     /* 0: committed; else this file's error */
+	char why[640];
+};
+
+/*
+ * famfs_commit_files() - group commit: the files of @reqs in one BATCH log
+ * entry, one append and one flush (format 1.1). On the media the batch is
+ * all or nothing (one CRC over all of it). A file that cannot commit
+ * (name taken, parent missing, bad path) is left out with its own result;
+ * the caller releases its map. Returns how many were committed, or a
+ * negative errno when none was (-ENOSPC: the log cannot hold the batch).
+ */
+int famfs_commit_files(struct famfs_fs *fs, struct famfs_commit_req *reqs,
+		       unsigned n, struct famfs_err *e);
+
 /* alloc + zero-fill (or @data of a->size bytes) + flush + commit. */
 int famfs_create_file(struct famfs_fs *fs, const char *path,
 		      const struct famfs_file_attr *a,

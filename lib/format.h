@@ -164,6 +164,7 @@ enum famfs_entry_type {
 	FAMFS_ENTRY_DELETE = 3,     /* tombstone for a file or empty dir */
 	FAMFS_ENTRY_DEVICE_ADD = 4,
 	FAMFS_ENTRY_SETATTR = 5,    /* 1.1: mode, owner, times, size */
+	FAMFS_ENTRY_BATCH = 6,      /* 1.1: entries committed all or nothing */
 };
 
 #define FAMFS_ENTRY_F_OPTIONAL 0x0001 /* a reader may skip an unknown type */
@@ -271,5 +272,16 @@ struct famfs_entry_setattr {
 	uint32_t reserved1;
 };
 FAMFS_STATIC_ASSERT(sizeof(struct famfs_entry_setattr) == 64, "setattr size");
+
+/* BATCH (format 1.1): hdr (seq S), this, then @count whole inner entries
+ * (FILE, MKDIR, SETATTR or DELETE) with seqs S+1 .. S+count, each with
+ * crc 0: the batch's one CRC covers them all, so a torn batch is ignored
+ * as a whole. The next entry after the batch has seq S+count+1.
+ */
+struct famfs_entry_batch {
+	uint32_t count;
+	uint32_t reserved;
+};
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_entry_batch) == 8, "batch size");
 
 #endif /* FAMFS_FORMAT_H */
