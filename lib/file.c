@@ -287,7 +287,6 @@ FAMFS_EXPORT void famfs_node_release(struct famfs_fs *fs, struct famfs_node *n)
 				break;
 			}
 		famfs_pending_unhold(fs, n);
-		free(n->name);
 		free(n->map);
 		free(n);
 		if (fs->slot >= 0)

@@ -43,7 +43,7 @@ struct famfs_node {
 	struct famfs_node *prev_sibling;
 	struct famfs_node *name_next; /* chain in fs->names */
 	struct famfs_node *ino_next;  /* chain in fs->inos */
-	char *name;
+	char *name;                   /* stored right after the node */
 	uint32_t name_hash;
 	uint32_t mode, uid, gid;
 	uint32_t nchildren;
