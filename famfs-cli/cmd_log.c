@@ -26,6 +26,8 @@ static const char *type_name(uint16_t t)
 	case FAMFS_ENTRY_MKDIR: return "mkdir";
 	case FAMFS_ENTRY_DELETE: return "delete";
 	case FAMFS_ENTRY_DEVICE_ADD: return "device_add";
+	case FAMFS_ENTRY_SETATTR: return "setattr";
+	case FAMFS_ENTRY_BATCH: return "batch";
 	default: return "unknown";
 	}
 }
@@ -74,6 +76,29 @@ static struct json_object *entry_json(uint64_t off, const struct famfs_entry_hdr
 		path = (const char *)(d + 1);
 		plen = d->path_len;
 		json_object_object_add(o, "target_seq", json_object_new_uint64(d->target_seq));
+	} else if (h->type == FAMFS_ENTRY_BATCH) {
+		const struct famfs_entry_batch *b = (const void *)(h + 1);
+
+		json_object_object_add(o, "count", json_object_new_int64(b->count));
+	} else if (h->type == FAMFS_ENTRY_SETATTR) {
+		const struct famfs_entry_setattr *a = (const void *)(h + 1);
+
+		path = (const char *)(a + 1);
+		plen = a->path_len;
+		json_object_object_add(o, "target_seq", json_object_new_uint64(a->target_seq));
+		json_object_object_add(o, "valid", json_object_new_int((int)a->valid));
+		if (a->valid & FAMFS_SETATTR_MODE)
+			json_object_object_add(o, "mode", json_object_new_int((int)a->mode));
+		if (a->valid & FAMFS_SETATTR_UID)
+			json_object_object_add(o, "uid", json_object_new_int64(a->uid));
+		if (a->valid & FAMFS_SETATTR_GID)
+			json_object_object_add(o, "gid", json_object_new_int64(a->gid));
+		if (a->valid & FAMFS_SETATTR_SIZE)
+			json_object_object_add(o, "size", json_object_new_uint64(a->size));
+		if (a->valid & FAMFS_SETATTR_ATIME)
+			json_object_object_add(o, "atime_ns", json_object_new_uint64(a->atime_ns));
+		if (a->valid & FAMFS_SETATTR_MTIME)
+			json_object_object_add(o, "mtime_ns", json_object_new_uint64(a->mtime_ns));
 	}
 	if (path)
 		json_object_object_add(o, "path", json_object_new_string_len(path, (int)plen));

@@ -24,7 +24,8 @@ void fused_attr_to_stat(const struct famfs_attr *a, struct stat *st)
 	st->st_mtim.tv_nsec = (long)(a->mtime_ns % 1000000000ULL);
 	st->st_ctim.tv_sec = (time_t)(a->ctime_ns / 1000000000ULL);
 	st->st_ctim.tv_nsec = (long)(a->ctime_ns % 1000000000ULL);
-	st->st_atim = st->st_mtim;
+	st->st_atim.tv_sec = (time_t)(a->atime_ns / 1000000000ULL);
+	st->st_atim.tv_nsec = (long)(a->atime_ns % 1000000000ULL);
 }
 
 int fused_node_stat(uint64_t ino, struct stat *st)

@@ -22,7 +22,7 @@
 
 #include "fused.h"
 
-enum notice_kind { N_ENTRY, N_DELETE, N_INODE };
+enum notice_kind { N_ENTRY, N_DELETE, N_INODE, N_INODE_DATA };
 
 struct notice {
 	struct notice *next;
@@ -77,7 +77,18 @@ static void on_change(void *arg, const struct famfs_entry_hdr *h,
 	struct famfs_attr pa;
 
 	(void)arg;
-	(void)node;
+	if (h->type == FAMFS_ENTRY_SETATTR && node) {
+		const struct famfs_entry_setattr *s = (const void *)(h + 1);
+		struct famfs_attr na;
+
+		famfs_node_attr(node, &na);
+		/* attributes; a size change drops cached data as well */
+		if (s->valid & FAMFS_SETATTR_SIZE)
+			queue(N_INODE_DATA, na.ino, 0, NULL);
+		else
+			fused_notify_inode(na.ino);
+		return;
+	}
 	if (!parent || !name)
 		return;
 	famfs_node_attr(parent, &pa);
@@ -110,6 +121,9 @@ static void send_notice(const struct notice *n)
 		break;
 	case N_INODE:
 		r = fuse_lowlevel_notify_inval_inode(se, n->parent, -1, 0);
+		break;
+	case N_INODE_DATA:
+		r = fuse_lowlevel_notify_inval_inode(se, n->parent, 0, 0);
 		break;
 	}
 	(void)r; /* -ENOENT: the kernel has nothing cached, nothing to drop */

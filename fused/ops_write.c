@@ -5,10 +5,10 @@
  * and every handler here refuses with EROFS as well.
  *
  * Files created here are pending (pending.c) until their first close
- * commits them. A committed file has a fixed size and map: writes inside
- * the size go to the device in place, anything that would change the
- * size, mode, owner or times fails (EFBIG to grow, EPERM otherwise),
- * because the log has no entry that could tell the clients.
+ * commits them. A committed file has a fixed map: writes inside the size
+ * go to the device in place; mode, owner, times and (within the map) size
+ * of committed files and directories change by SETATTR log entries, which
+ * the clients replay. Growing past the map is EFBIG.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -142,30 +142,55 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		fuse_reply_write(req, (size_t)w);
 }
 
-/* A committed file accepts a setattr only when it changes nothing. */
+static uint64_t timespec_ns(const struct timespec *t)
+{
+	return (uint64_t)t->tv_sec * 1000000000ULL + (uint64_t)t->tv_nsec;
+}
+
+/* A committed file or directory: one SETATTR entry (famfs_setattr) that
+ * every client replays. Sizes stay within the file's map (EFBIG beyond).
+ */
 static int setattr_committed(uint64_t ino, const struct stat *st, int to_set)
 {
-	struct stat cur;
-	int r = fused_node_stat(ino, &cur);
+	struct famfs_setattr a = { 0 };
+	struct famfs_err err = { 0 };
+	uint64_t now = famfs_now_ns();
+	int r;
 
-	if (r)
-		return r;
-	if ((to_set & FUSE_SET_ATTR_SIZE) && st->st_size != cur.st_size)
-		return st->st_size > cur.st_size ? -EFBIG : -EPERM;
-	if ((to_set & FUSE_SET_ATTR_MODE) &&
-	    (st->st_mode & 07777) != (cur.st_mode & 07777))
-		return -EPERM;
-	if ((to_set & FUSE_SET_ATTR_UID) && st->st_uid != cur.st_uid)
-		return -EPERM;
-	if ((to_set & FUSE_SET_ATTR_GID) && st->st_gid != cur.st_gid)
-		return -EPERM;
-	if (to_set & FUSE_SET_ATTR_MTIME_NOW)
-		return -EPERM;
-	if ((to_set & FUSE_SET_ATTR_MTIME) &&
-	    (st->st_mtim.tv_sec != cur.st_mtim.tv_sec ||
-	     st->st_mtim.tv_nsec != cur.st_mtim.tv_nsec))
-		return -EPERM;
-	return 0; /* atime is not kept: nothing to change */
+	if (to_set & FUSE_SET_ATTR_MODE) {
+		a.valid |= FAMFS_SETATTR_MODE;
+		a.mode = st->st_mode & 07777;
+	}
+	if (to_set & FUSE_SET_ATTR_UID) {
+		a.valid |= FAMFS_SETATTR_UID;
+		a.uid = st->st_uid;
+	}
+	if (to_set & FUSE_SET_ATTR_GID) {
+		a.valid |= FAMFS_SETATTR_GID;
+		a.gid = st->st_gid;
+	}
+	if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_ATIME_NOW)) {
+		a.valid |= FAMFS_SETATTR_ATIME;
+		a.atime_ns = (to_set & FUSE_SET_ATTR_ATIME_NOW) ? now :
+			     timespec_ns(&st->st_atim);
+	}
+	if (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW)) {
+		a.valid |= FAMFS_SETATTR_MTIME;
+		a.mtime_ns = (to_set & FUSE_SET_ATTR_MTIME_NOW) ? now :
+			     timespec_ns(&st->st_mtim);
+	}
+	if (to_set & FUSE_SET_ATTR_SIZE) {
+		if (st->st_size < 0)
+			return -EINVAL;
+		a.valid |= FAMFS_SETATTR_SIZE;
+		a.size = (uint64_t)st->st_size;
+	}
+	if (!a.valid)
+		return 0; /* ctime alone: it changes with every entry anyway */
+	r = famfs_setattr(fused.fs, ino, &a, &err);
+	if (r && r != -EFBIG && r != -EISDIR && r != -ENOENT)
+		fused_log("setattr: %s", err.msg);
+	return r;
 }
 
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,

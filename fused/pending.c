@@ -102,7 +102,12 @@ void pend_stat(struct pfile *pf, struct stat *st)
 	st->st_mtim.tv_nsec = (long)(pf->mtime_ns % 1000000000ULL);
 	st->st_ctim.tv_sec = (time_t)(pf->ctime_ns / 1000000000ULL);
 	st->st_ctim.tv_nsec = (long)(pf->ctime_ns % 1000000000ULL);
-	st->st_atim = st->st_mtim;
+	if (pf->atime_set) {
+		st->st_atim.tv_sec = (time_t)(pf->atime_ns / 1000000000ULL);
+		st->st_atim.tv_nsec = (long)(pf->atime_ns % 1000000000ULL);
+	} else {
+		st->st_atim = st->st_mtim;
+	}
 	pthread_mutex_unlock(&pf->mu);
 }
 
@@ -264,6 +269,13 @@ static int commit(struct pfile *pf)
 	pf->map = NULL;
 	r = fused_lookup_committed(pf->parent, pf->name, &ent);
 	pf->committed_ino = r ? 1 : ent.ino;
+	if (!r && pf->atime_set) {
+		struct famfs_setattr sa = { .valid = FAMFS_SETATTR_ATIME,
+					    .atime_ns = pf->atime_ns };
+
+		if (famfs_setattr(fused.fs, ent.ino, &sa, &e))
+			fused_log("%s: atime not kept: %s", path, e.msg);
+	}
 	/* the kernel's dentry still names the provisional inode */
 	fused_notify_entry(pf->parent, pf->name);
 	return 0;
@@ -418,6 +430,13 @@ int pend_setattr(uint64_t ino, const struct stat *st, int to_set,
 		else if (to_set & FUSE_SET_ATTR_MTIME)
 			pf->mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000ULL +
 				       (uint64_t)st->st_mtim.tv_nsec;
+		if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_ATIME_NOW)) {
+			pf->atime_set = true;
+			pf->atime_ns = (to_set & FUSE_SET_ATTR_ATIME_NOW) ?
+				       famfs_now_ns() :
+				       (uint64_t)st->st_atim.tv_sec * 1000000000ULL +
+				       (uint64_t)st->st_atim.tv_nsec;
+		}
 		pf->ctime_ns = famfs_now_ns();
 		pthread_mutex_unlock(&pf->mu);
 		pend_stat(pf, out);

@@ -13,6 +13,8 @@ struct pfile {
 	char *name;
 	uint32_t mode, uid, gid;  /* pend_mu */
 	uint64_t mtime_ns, ctime_ns;
+	uint64_t atime_ns;        /* pend_mu: valid when atime_set */
+	bool atime_set;           /* FILE entries carry no atime: a SETATTR follows */
 	unsigned opens;           /* pend_mu: open handles */
 	uint64_t nlookup;         /* pend_mu: kernel references */
 	bool unlinked;            /* pend_mu: will never be committed */

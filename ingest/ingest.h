@@ -70,7 +70,19 @@ struct ingest_sink_ops {
 			uint64_t len);
 	/* Remove a committed file (the "replace" policy). */
 	int (*remove)(void *s, const char *path);
+	/* Optional group commit: flush and commit @n files at once (one log
+	 * append, all or nothing on the media). reqs[i].path/attr name file
+	 * i of targets t[i]; each result is filled in, and the reservation of
+	 * every file not committed is given back. Returns how many were
+	 * committed, or a negative errno (none was; @why says why).
+	 */
+	int (*commit_batch)(void *s, struct ingest_target *const *t,
+			    struct famfs_commit_req *reqs, unsigned n,
+			    char *why, size_t whylen);
 };
+
+/* Files a worker commits together when the sink can (commit_batch). */
+#define INGEST_BATCH_FILES 64
 
 struct ingest_sink {
 	const struct ingest_sink_ops *ops;

@@ -4,7 +4,8 @@
  * when space is short, create directories, then copy files in parallel
  * workers, largest first. Each copy reads straight from the source into
  * the device memory the file's map points at (one copy), hashing as it
- * goes, and commits only after the data is flushed.
+ * goes, and commits only after the data is flushed: a worker commits up
+ * to INGEST_BATCH_FILES files with one log append (group commit).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -295,51 +296,39 @@ static int copy_into(struct job *j, int fd, struct ingest_target *t, uint64_t si
 	return 0;
 }
 
-static void copy_one(struct job *j, const struct ingest_item *it)
-{
-	struct ingest_target t = { 0 };
-	struct famfs_file_attr a = { .size = it->size, .mode = it->mode, .uid = it->uid,
-				     .gid = it->gid, .mtime_ns = it->mtime_ns };
-	char why[512] = "";
-	char *dst = dest_path(j->o, it->rel);
-	uint64_t hash = 0;
-	int fd = open_beneath(j->srcfd, it->rel), r;
+/* Copied and flushed, waiting for the worker's group commit. */
+struct done_copy {
+	const struct ingest_item *it;
+	struct ingest_target t;
+	char *dst;
+	uint64_t hash;
+};
 
-	if (fd < 0) {
-		fail(j, -errno, "source %s: %s", it->rel, strerror(errno));
-		free(dst);
-		return;
-	}
-	r = j->sink->ops->begin(j->sink->s, dst, it->size, &t, why, sizeof(why));
-	if (r) {
-		fail(j, r, "%s: %s", dst, why);
-		goto out;
-	}
-	r = copy_into(j, fd, &t, it->size, &hash, it->rel);
-	if (r) {
-		j->sink->ops->abort(j->sink->s, &t, dst);
-		goto out;
-	}
-	r = j->sink->ops->commit(j->sink->s, &t, dst, &a, why, sizeof(why));
-	if (r) {
-		fail(j, r, "%s: %s", dst, why);
-		goto out;
-	}
-	atomic_fetch_add(&j->prog->alloc_bytes, famfs_fmap_bytes(t.map));
-	free(t.map);
-	t.map = NULL;
+struct wbatch {
+	struct done_copy c[INGEST_BATCH_FILES];
+	unsigned n;
+};
+
+/* After the commit: verify, record in the manifest, count. */
+static void finish_one(struct job *j, struct done_copy *c)
+{
+	const struct ingest_item *it = c->it;
+	int r;
+
+	atomic_fetch_add(&j->prog->alloc_bytes, famfs_fmap_bytes(c->t.map));
 	if (j->o->verify) {
 		uint64_t back;
 
-		if (hash_dest(j, dst, it->size, &back) || back != hash) {
-			fail(j, -EIO, "%s: verify failed: famfs copy differs from the source", dst);
-			goto out;
+		if (hash_dest(j, c->dst, it->size, &back) || back != c->hash) {
+			fail(j, -EIO, "%s: verify failed: famfs copy differs from the source",
+			     c->dst);
+			return;
 		}
 		pthread_mutex_lock(&j->lock);
 		j->res->files_verified++;
 		pthread_mutex_unlock(&j->lock);
 	}
-	struct ingest_record rec = { it->size, it->mtime_ns, hash, INGEST_DONE };
+	struct ingest_record rec = { it->size, it->mtime_ns, c->hash, INGEST_DONE };
 
 	if (j->man && (r = j->man->ops->put(j->man->m, it->rel, &rec)))
 		fail(j, r, "manifest: cannot record %s: %s", it->rel,
@@ -347,23 +336,112 @@ static void copy_one(struct job *j, const struct ingest_item *it)
 	atomic_fetch_add(&j->prog->files_copied, 1);
 	atomic_fetch_add(&j->prog->bytes_copied, it->size);
 	atomic_fetch_add(&j->prog->files_done, 1);
+}
+
+static struct famfs_file_attr item_attr(const struct ingest_item *it)
+{
+	struct famfs_file_attr a = { .size = it->size, .mode = it->mode, .uid = it->uid,
+				     .gid = it->gid, .mtime_ns = it->mtime_ns };
+	return a;
+}
+
+/* Group commit of what the worker copied: one log append for all. */
+static void flush_batch(struct job *j, struct wbatch *wb)
+{
+	struct famfs_commit_req reqs[INGEST_BATCH_FILES];
+	struct ingest_target *ts[INGEST_BATCH_FILES];
+	char why[512] = "";
+	int r;
+
+	if (!wb->n)
+		return;
+	memset(reqs, 0, wb->n * sizeof(reqs[0]));
+	for (unsigned i = 0; i < wb->n; i++) {
+		reqs[i].path = wb->c[i].dst;
+		reqs[i].attr = item_attr(wb->c[i].it);
+		ts[i] = &wb->c[i].t;
+	}
+	r = j->sink->ops->commit_batch(j->sink->s, ts, reqs, wb->n, why, sizeof(why));
+	if (r < 0)
+		fail(j, r, "%s and %u more files: %s", wb->c[0].dst, wb->n - 1, why);
+	for (unsigned i = 0; i < wb->n; i++) {
+		struct done_copy *c = &wb->c[i];
+
+		if (r >= 0 && reqs[i].result)
+			fail(j, reqs[i].result, "%s: %s", c->dst, reqs[i].why);
+		else if (r >= 0)
+			finish_one(j, c);
+		free(c->t.map);
+		free(c->dst);
+	}
+	wb->n = 0;
+}
+
+static void copy_one(struct job *j, const struct ingest_item *it,
+		     struct wbatch *wb)
+{
+	struct done_copy c = { .it = it };
+	struct famfs_file_attr a = item_attr(it);
+	char why[512] = "";
+	int fd = open_beneath(j->srcfd, it->rel), r;
+
+	c.dst = dest_path(j->o, it->rel);
+	if (fd < 0) {
+		fail(j, -errno, "source %s: %s", it->rel, strerror(errno));
+		free(c.dst);
+		return;
+	}
+	r = j->sink->ops->begin(j->sink->s, c.dst, it->size, &c.t, why, sizeof(why));
+	if (r) {
+		fail(j, r, "%s: %s", c.dst, why);
+		goto out;
+	}
+	r = copy_into(j, fd, &c.t, it->size, &c.hash, it->rel);
+	if (r) {
+		j->sink->ops->abort(j->sink->s, &c.t, c.dst);
+		goto out;
+	}
+	if (j->sink->ops->commit_batch) {
+		wb->c[wb->n++] = c;
+		if (wb->n == INGEST_BATCH_FILES)
+			flush_batch(j, wb);
+		close(fd);
+		return;
+	}
+	r = j->sink->ops->commit(j->sink->s, &c.t, c.dst, &a, why, sizeof(why));
+	if (r) {
+		fail(j, r, "%s: %s", c.dst, why);
+		goto out;
+	}
+	finish_one(j, &c);
 out:
-	free(t.map);
+	free(c.t.map);
 	close(fd);
-	free(dst);
+	free(c.dst);
 }
 
 static void *worker(void *arg)
 {
 	struct job *j = arg;
+	struct wbatch *wb = calloc(1, sizeof(*wb));
 
+	if (!wb) {
+		fail(j, -ENOMEM, "out of memory");
+		return NULL;
+	}
 	for (;;) {
 		uint64_t k = atomic_fetch_add(&j->next, 1);
 
 		if (k >= j->norder || stopping(j))
-			return NULL;
-		copy_one(j, &j->p->items[j->order[k]]);
+			break;
+		copy_one(j, &j->p->items[j->order[k]], wb);
 	}
+	/* what was copied is complete and flushed: commit it even when
+	 * stopping (a resume would copy it again otherwise)
+	 */
+	flush_batch(j, wb);
+	free(wb);
+	return NULL;
 }
 
 static int larger_first(const void *a, const void *b, void *plan)

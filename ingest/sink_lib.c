@@ -84,6 +84,27 @@ static int lib_commit(void *s, struct ingest_target *t, const char *path,
 	return r;
 }
 
+static int lib_commit_batch(void *s, struct ingest_target *const *t,
+			    struct famfs_commit_req *reqs, unsigned n,
+			    char *why, size_t whylen)
+{
+	struct famfs_fs *fs = s;
+	struct famfs_err e = { 0 };
+	int r;
+
+	for (unsigned i = 0; i < n; i++) {
+		flush_map(fs, t[i]->map);
+		reqs[i].map = t[i]->map;
+	}
+	r = famfs_commit_files(fs, reqs, n, &e);
+	if (r < 0)
+		snprintf(why, whylen, "%s", e.msg);
+	for (unsigned i = 0; i < n; i++)
+		if (r < 0 || reqs[i].result)
+			famfs_alloc_release(fs, t[i]->map);
+	return r;
+}
+
 static void lib_abort(void *s, struct ingest_target *t, const char *path)
 {
 	(void)path;
@@ -129,7 +150,7 @@ static int lib_remove(void *s, const char *path)
 static const struct ingest_sink_ops lib_ops = {
 	.stat = lib_stat, .mkdir = lib_mkdir, .begin = lib_begin,
 	.commit = lib_commit, .abort = lib_abort, .free_bytes = lib_free_bytes,
-	.read = lib_read, .remove = lib_remove,
+	.read = lib_read, .remove = lib_remove, .commit_batch = lib_commit_batch,
 };
 
 void ingest_sink_lib(struct ingest_sink *k, struct famfs_fs *fs)

@@ -133,7 +133,7 @@ static int apply_file(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	n->uid = f->uid;
 	n->gid = f->gid;
 	n->size = f->size;
-	n->mtime_ns = f->mtime_ns;
+	n->mtime_ns = n->atime_ns = f->mtime_ns;
 	n->ctime_ns = f->ctime_ns;
 	n->map = m;
 	fs->nfiles++;
@@ -168,7 +168,7 @@ static int apply_mkdir(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	n->mode = 0040000 | (d->mode & 07777);
 	n->uid = d->uid;
 	n->gid = d->gid;
-	n->mtime_ns = n->ctime_ns = d->mtime_ns;
+	n->mtime_ns = n->ctime_ns = n->atime_ns = d->mtime_ns;
 	fs->ndirs++;
 	notify(fs, h, n, dir, n->name);
 	return 0;
@@ -262,6 +262,112 @@ static int apply_device_add(struct famfs_fs *fs, const struct famfs_entry_hdr *h
 	return 0;
 }
 
+/* Format 1.1: new mode, owner, times or size of a live node. */
+static int apply_setattr(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
+			 char *why, size_t whylen)
+{
+	const struct famfs_entry_setattr *a = (const void *)(h + 1);
+	const char *path = (const char *)(a + 1);
+	struct famfs_node *n;
+	int r;
+
+	if (h->len < sizeof(*h) + sizeof(*a) + a->path_len) {
+		snprintf(why, whylen, "setattr entry too short");
+		return -EINVAL;
+	}
+	r = check_path(path, a->path_len, why, whylen);
+	if (r)
+		return r;
+	if (a->valid & ~FAMFS_SETATTR_ALL) {
+		snprintf(why, whylen, "setattr of '%.*s': unknown bits 0x%x",
+			 (int)a->path_len, path, a->valid & ~FAMFS_SETATTR_ALL);
+		return -EINVAL;
+	}
+	n = famfs_node_by_ino(fs, FAMFS_ROOT_INO + a->target_seq);
+	if (!n || n->deleted) {
+		snprintf(why, whylen, "setattr of '%.*s': entry %llu is not live",
+			 (int)a->path_len, path,
+			 (unsigned long long)a->target_seq);
+		return -ENOENT;
+	}
+	if (a->valid & FAMFS_SETATTR_SIZE) {
+		uint64_t cap = n->map ? famfs_fmap_bytes(n->map) : 0;
+
+		if (!S_ISREG_MODE(n->mode)) {
+			snprintf(why, whylen, "setattr of '%.*s': size of a directory",
+				 (int)a->path_len, path);
+			return -EISDIR;
+		}
+		if (a->size > cap) {
+			snprintf(why, whylen,
+				 "setattr of '%.*s': size %llu beyond its map of %llu bytes",
+				 (int)a->path_len, path,
+				 (unsigned long long)a->size, (unsigned long long)cap);
+			return -EFBIG;
+		}
+		fs->file_bytes += a->size - n->size;
+		n->size = a->size;
+	}
+	if (a->valid & FAMFS_SETATTR_MODE)
+		n->mode = (n->mode & ~07777U) | (a->mode & 07777);
+	if (a->valid & FAMFS_SETATTR_UID)
+		n->uid = a->uid;
+	if (a->valid & FAMFS_SETATTR_GID)
+		n->gid = a->gid;
+	if (a->valid & FAMFS_SETATTR_ATIME)
+		n->atime_ns = a->atime_ns;
+	if (a->valid & FAMFS_SETATTR_MTIME)
+		n->mtime_ns = a->mtime_ns;
+	n->ctime_ns = a->ctime_ns;
+	notify(fs, h, n, n->parent, NULL);
+	return 0;
+}
+
+int famfs_batch_inner_check(const struct famfs_entry_hdr *b, uint64_t off,
+			    uint64_t seq, char *why, size_t whylen)
+{
+	const struct famfs_entry_hdr *h = (const void *)((const uint8_t *)b + off);
+
+	if (off + sizeof(*h) > b->len || h->magic != FAMFS_ENTRY_MAGIC ||
+	    h->fs_tag != b->fs_tag || h->len < sizeof(*h) || h->len % 8 ||
+	    h->len > b->len - off || h->seq != seq || h->crc != 0) {
+		snprintf(why, whylen, "batch %llu: inner entry %llu is malformed",
+			 (unsigned long long)b->seq, (unsigned long long)seq);
+		return -EBADMSG;
+	}
+	if (h->type != FAMFS_ENTRY_FILE && h->type != FAMFS_ENTRY_MKDIR &&
+	    h->type != FAMFS_ENTRY_SETATTR && h->type != FAMFS_ENTRY_DELETE) {
+		snprintf(why, whylen, "batch %llu: entry %llu of type %u cannot be batched",
+			 (unsigned long long)b->seq, (unsigned long long)seq, h->type);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* Replay of a batch: each inner entry as if it stood alone. */
+static int apply_batch(struct famfs_fs *fs, const struct famfs_entry_hdr *b,
+		       char *why, size_t whylen)
+{
+	const struct famfs_entry_batch *bb = (const void *)(b + 1);
+	uint64_t off = sizeof(*b) + sizeof(*bb);
+
+	if (b->len < off) {
+		snprintf(why, whylen, "batch entry too short");
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < bb->count; i++) {
+		const struct famfs_entry_hdr *h = (const void *)((const uint8_t *)b + off);
+		uint64_t seq = b->seq + 1 + i;
+
+		if (famfs_batch_inner_check(b, off, seq, why, whylen))
+			return -EBADMSG; /* the rest cannot be found */
+		if (famfs_apply_entry(fs, h, why, whylen))
+			famfs_log_note_skip(fs, seq, why);
+		off += h->len;
+	}
+	return 0;
+}
+
 int famfs_apply_entry(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		      char *why, size_t whylen)
 {
@@ -274,6 +380,10 @@ int famfs_apply_entry(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		return apply_delete(fs, h, why, whylen);
 	case FAMFS_ENTRY_DEVICE_ADD:
 		return apply_device_add(fs, h, why, whylen);
+	case FAMFS_ENTRY_SETATTR:
+		return apply_setattr(fs, h, why, whylen);
+	case FAMFS_ENTRY_BATCH:
+		return apply_batch(fs, h, why, whylen);
 	default:
 		if (h->flags & FAMFS_ENTRY_F_OPTIONAL)
 			return 0;

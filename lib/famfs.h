@@ -177,6 +177,7 @@ struct famfs_attr {
 	uint64_t alloc_bytes;     /* bytes the map holds */
 	uint64_t mtime_ns;
 	uint64_t ctime_ns;
+	uint64_t atime_ns;        /* as last set (SETATTR); else mtime */
 };
 
 #define FAMFS_ROOT_INO 1ULL
@@ -272,11 +273,52 @@ int famfs_commit_file(struct famfs_fs *fs, const char *path,
 		      const struct famfs_file_attr *a,
 		      const struct famfs_fmap *m, struct famfs_err *e);
 
+/* One file of a group commit; result and why are filled in. */
+struct famfs_commit_req {
+	const char *path;
+	struct famfs_file_attr attr;
+	const struct famfs_fmap *map;   /* reserved, data written and flushed */
+	int result;                     /* 0: committed; else this file's error */
+	char why[640];
+};
+
+/*
+ * famfs_commit_files() - group commit: the files of @reqs in one BATCH log
+ * entry, one append and one flush (format 1.1). On the media the batch is
+ * all or nothing (one CRC over all of it). A file that cannot commit
+ * (name taken, parent missing, bad path) is left out with its own result;
+ * the caller releases its map. Returns how many were committed, or a
+ * negative errno when none was (-ENOSPC: the log cannot hold the batch).
+ */
+int famfs_commit_files(struct famfs_fs *fs, struct famfs_commit_req *reqs,
+		       unsigned n, struct famfs_err *e);
+
 /* alloc + zero-fill (or @data of a->size bytes) + flush + commit. */
 int famfs_create_file(struct famfs_fs *fs, const char *path,
 		      const struct famfs_file_attr *a,
 		      const struct famfs_alloc_policy *p, const void *data,
 		      struct famfs_err *e);
+
+/* What famfs_setattr() changes: FAMFS_SETATTR_* bits in @valid. */
+struct famfs_setattr {
+	uint32_t valid;
+	uint32_t mode;            /* permission bits */
+	uint32_t uid;
+	uint32_t gid;
+	uint64_t size;            /* files: at most the map's bytes */
+	uint64_t atime_ns;
+	uint64_t mtime_ns;
+};
+
+/*
+ * famfs_setattr() - change mode, owner, times or (files) size of the
+ * committed node @ino (a directory, the root or a file) with one SETATTR
+ * log entry, which every client replays. A size beyond the file's map is
+ * -EFBIG; a grow reads as zeros (the master zeroes the bytes first).
+ * Nothing is appended when nothing would change.
+ */
+int famfs_setattr(struct famfs_fs *fs, uint64_t ino,
+		  const struct famfs_setattr *a, struct famfs_err *e);
 
 int famfs_mkdir(struct famfs_fs *fs, const char *path, uint32_t mode,
 		uint32_t uid, uint32_t gid, struct famfs_err *e);

@@ -63,6 +63,32 @@ FAMFS_EXPORT void famfs_alloc_release(struct famfs_fs *fs, const struct famfs_fm
 	pthread_rwlock_unlock(&fs->lock);
 }
 
+int famfs_file_entry_body(const char *norm, int plen,
+			  const struct famfs_file_attr *a,
+			  const struct famfs_fmap *m, struct famfs_entry_file *f,
+			  struct famfs_err *e)
+{
+	if (plen == 1)
+		return famfs_set_err(e, -EEXIST, "'/' is the root directory");
+	if (a->size > famfs_fmap_bytes(m))
+		return famfs_set_err(e, -EINVAL,
+			"%s: size %llu exceeds its allocation of %llu bytes", norm,
+			(unsigned long long)a->size,
+			(unsigned long long)famfs_fmap_bytes(m));
+	memset(f, 0, sizeof(*f));
+	f->size = a->size;
+	f->mtime_ns = a->mtime_ns ? a->mtime_ns : famfs_now_ns();
+	f->ctime_ns = famfs_now_ns();
+	f->mode = a->mode & 07777;
+	f->uid = a->uid;
+	f->gid = a->gid;
+	f->map_type = m->type;
+	f->nitems = m->nitems;
+	f->chunk = m->chunk;
+	f->path_len = (uint16_t)plen;
+	return 0;
+}
+
 FAMFS_EXPORT int famfs_commit_file(struct famfs_fs *fs, const char *path,
 				   const struct famfs_file_attr *a,
 				   const struct famfs_fmap *m, struct famfs_err *e)
@@ -78,23 +104,9 @@ FAMFS_EXPORT int famfs_commit_file(struct famfs_fs *fs, const char *path,
 	plen = famfs_path_normalize(path, norm, sizeof(norm), e);
 	if (plen < 0)
 		return plen;
-	if (plen == 1)
-		return famfs_set_err(e, -EEXIST, "'/' is the root directory");
-	if (a->size > famfs_fmap_bytes(m))
-		return famfs_set_err(e, -EINVAL,
-			"%s: size %llu exceeds its allocation of %llu bytes", norm,
-			(unsigned long long)a->size,
-			(unsigned long long)famfs_fmap_bytes(m));
-	f.size = a->size;
-	f.mtime_ns = a->mtime_ns ? a->mtime_ns : famfs_now_ns();
-	f.ctime_ns = famfs_now_ns();
-	f.mode = a->mode & 07777;
-	f.uid = a->uid;
-	f.gid = a->gid;
-	f.map_type = m->type;
-	f.nitems = m->nitems;
-	f.chunk = m->chunk;
-	f.path_len = (uint16_t)plen;
+	r = famfs_file_entry_body(norm, plen, a, m, &f, e);
+	if (r)
+		return r;
 	tail = malloc(items_len + (size_t)plen);
 	if (!tail)
 		return famfs_set_err(e, -ENOMEM, "out of memory");
@@ -275,7 +287,6 @@ FAMFS_EXPORT void famfs_node_release(struct famfs_fs *fs, struct famfs_node *n)
 				break;
 			}
 		famfs_pending_unhold(fs, n);
-		free(n->name);
 		free(n->map);
 		free(n);
 		if (fs->slot >= 0)

@@ -37,7 +37,7 @@
 #define FAMFS_BLOCKS_PER_UNIT (FAMFS_UNIT_SIZE / FAMFS_BLOCK_SIZE)
 
 #define FAMFS_FORMAT_MAJOR 1
-#define FAMFS_FORMAT_MINOR 0
+#define FAMFS_FORMAT_MINOR 1 /* 1.1: SETATTR entries; 1.0 is still read */
 
 #define FAMFS_MAX_DEVICES 64
 #define FAMFS_MAX_STRIPS 64
@@ -166,6 +166,8 @@ enum famfs_entry_type {
 	FAMFS_ENTRY_MKDIR = 2,
 	FAMFS_ENTRY_DELETE = 3,     /* tombstone for a file or empty dir */
 	FAMFS_ENTRY_DEVICE_ADD = 4,
+	FAMFS_ENTRY_SETATTR = 5,    /* 1.1: mode, owner, times, size */
+	FAMFS_ENTRY_BATCH = 6,      /* 1.1: entries committed all or nothing */
 };
 
 #define FAMFS_ENTRY_F_OPTIONAL 0x0001 /* a reader may skip an unknown type */
@@ -243,5 +245,46 @@ struct famfs_entry_device_add {
 	uint32_t reserved;
 };
 FAMFS_STATIC_ASSERT(sizeof(struct famfs_entry_device_add) == 32, "devadd size");
+
+/* SETATTR (format 1.1): hdr, this, path bytes, pad. Changes the fields
+ * named in @valid of the live file or directory that entry @target_seq
+ * created (0: the root). A size change stays within the file's map.
+ */
+enum famfs_setattr_valid {
+	FAMFS_SETATTR_MODE = 0x01,
+	FAMFS_SETATTR_UID = 0x02,
+	FAMFS_SETATTR_GID = 0x04,
+	FAMFS_SETATTR_ATIME = 0x08,
+	FAMFS_SETATTR_MTIME = 0x10,
+	FAMFS_SETATTR_SIZE = 0x20,  /* regular files only */
+};
+#define FAMFS_SETATTR_ALL 0x3fU
+
+struct famfs_entry_setattr {
+	uint64_t target_seq;       /* entry that created the node; 0 = root */
+	uint32_t valid;            /* enum famfs_setattr_valid bits */
+	uint32_t mode;             /* permission bits (type bits are kept) */
+	uint32_t uid;
+	uint32_t gid;
+	uint64_t size;
+	uint64_t atime_ns;
+	uint64_t mtime_ns;
+	uint64_t ctime_ns;         /* always applied: the change time */
+	uint16_t path_len;         /* the node's path, for fsck and humans */
+	uint16_t reserved0;
+	uint32_t reserved1;
+};
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_entry_setattr) == 64, "setattr size");
+
+/* BATCH (format 1.1): hdr (seq S), this, then @count whole inner entries
+ * (FILE, MKDIR, SETATTR or DELETE) with seqs S+1 .. S+count, each with
+ * crc 0: the batch's one CRC covers them all, so a torn batch is ignored
+ * as a whole. The next entry after the batch has seq S+count+1.
+ */
+struct famfs_entry_batch {
+	uint32_t count;
+	uint32_t reserved;
+};
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_entry_batch) == 8, "batch size");
 
 #endif /* FAMFS_FORMAT_H */

@@ -44,7 +44,7 @@ struct famfs_node {
 	struct famfs_node *prev_sibling;
 	struct famfs_node *name_next; /* chain in fs->names */
 	struct famfs_node *ino_next;  /* chain in fs->inos */
-	char *name;
+	char *name;                   /* stored right after the node */
 	uint32_t name_hash;
 	uint32_t mode, uid, gid;
 	uint32_t nchildren;
@@ -52,7 +52,7 @@ struct famfs_node {
 	bool deleted;
 	uint64_t delete_seq;
 	uint64_t size;
-	uint64_t mtime_ns, ctime_ns;
+	uint64_t mtime_ns, ctime_ns, atime_ns;
 	struct famfs_fmap *map;
 	struct famfs_node *zombie_next;
 };
@@ -205,11 +205,28 @@ int famfs_log_append(struct famfs_fs *fs, uint16_t type, const void *body,
 		     uint32_t body_len, const void *tail, uint32_t tail_len,
 		     struct famfs_err *e);
 int famfs_log_scan(struct famfs_fs *fs, struct famfs_err *e);
+/* Count a CRC-valid entry that could not apply (fsck lists the first). */
+void famfs_log_note_skip(struct famfs_fs *fs, uint64_t seq, const char *why);
+/* Seqs an entry takes: 1, or 1 + count for a BATCH. */
+uint64_t famfs_entry_nseq(const struct famfs_entry_hdr *h);
+/* Seal the entry built at the tail (CRC, flush body then header) and
+ * advance the tail past it.
+ */
+void famfs_log_seal(struct famfs_fs *fs, struct famfs_entry_hdr *h);
+
+/* file.c: the body of a FILE entry for normalized @norm (@plen bytes). */
+int famfs_file_entry_body(const char *norm, int plen,
+			  const struct famfs_file_attr *a,
+			  const struct famfs_fmap *m, struct famfs_entry_file *f,
+			  struct famfs_err *e);
 
 /* apply.c: turn one valid entry into tree and allocator state. */
 int famfs_reclaim_locked(struct famfs_fs *fs);
 int famfs_apply_entry(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		      char *why, size_t whylen);
+/* Check the inner entry at @off of a batch (structure, seq, type). */
+int famfs_batch_inner_check(const struct famfs_entry_hdr *b, uint64_t off,
+			    uint64_t seq, char *why, size_t whylen);
 
 /* slots.c */
 int famfs_slot_claim(struct famfs_fs *fs, struct famfs_err *e);

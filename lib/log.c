@@ -98,17 +98,44 @@ int famfs_log_append(struct famfs_fs *fs, uint16_t type, const void *body,
 		memset(dst, 0, len);
 		return famfs_set_err(e, r, "%s", why);
 	}
+	famfs_log_seal(fs, (struct famfs_entry_hdr *)dst);
+	return 0;
+}
+
+uint64_t famfs_entry_nseq(const struct famfs_entry_hdr *h)
+{
+	const struct famfs_entry_batch *b = (const void *)(h + 1);
+
+	if (h->type == FAMFS_ENTRY_BATCH && h->len >= sizeof(*h) + sizeof(*b))
+		return 1 + (uint64_t)b->count;
+	return 1;
+}
+
+void famfs_log_seal(struct famfs_fs *fs, struct famfs_entry_hdr *dst)
+{
+	struct famfs_entry_hdr h = *dst;
+	uint32_t len = h.len;
+
+	h.crc = 0;
 	h.crc = famfs_crc32c(0, &h, sizeof(h));
-	h.crc = famfs_crc32c(h.crc, dst + sizeof(h), len - sizeof(h));
+	h.crc = famfs_crc32c(h.crc, (uint8_t *)dst + sizeof(h), len - sizeof(h));
 	/* Body first, then the header that makes it valid. */
-	famfs_dev_flush_range(fs->dev[0], dst + sizeof(h), len - sizeof(h));
-	__atomic_store_n(&((struct famfs_entry_hdr *)dst)->crc, h.crc,
-			 __ATOMIC_RELEASE);
+	famfs_dev_flush_range(fs->dev[0], (uint8_t *)dst + sizeof(h), len - sizeof(h));
+	__atomic_store_n(&dst->crc, h.crc, __ATOMIC_RELEASE);
 	famfs_dev_flush_range(fs->dev[0], dst, sizeof(h));
 	fs->tail += len;
-	fs->last_seq++;
-	fs->nentries++;
-	return 0;
+	fs->last_seq += famfs_entry_nseq(dst);
+	fs->nentries += famfs_entry_nseq(dst);
+}
+
+void famfs_log_note_skip(struct famfs_fs *fs, uint64_t seq, const char *why)
+{
+	fs->skipped++;
+	snprintf(fs->last_skip, sizeof(fs->last_skip),
+		 "entry seq %llu skipped: %.150s", (unsigned long long)seq, why);
+	if (fs->skipped <= ARRAY_SIZE(fs->skip_log))
+		memcpy(fs->skip_log[fs->skipped - 1], fs->last_skip,
+		       sizeof(fs->last_skip));
 }
 
 /* What lies at the tail: nothing yet, or a bad entry. */
@@ -149,20 +176,13 @@ int famfs_log_scan(struct famfs_fs *fs, struct famfs_err *e)
 			classify_tail(fs, len, why);
 			return applied;
 		}
+		/* CRC-valid but meaningless: count it, keep in step */
 		if (famfs_apply_entry(fs, (const void *)(fs->log + fs->tail), why,
-				      sizeof(why))) {
-			/* CRC-valid but meaningless: count it, keep in step */
-			fs->skipped++;
-			snprintf(fs->last_skip, sizeof(fs->last_skip),
-				 "entry seq %llu skipped: %.150s",
-				 (unsigned long long)fs->last_seq + 1, why);
-			if (fs->skipped <= ARRAY_SIZE(fs->skip_log))
-				memcpy(fs->skip_log[fs->skipped - 1], fs->last_skip,
-				       sizeof(fs->last_skip));
-		}
+				      sizeof(why)))
+			famfs_log_note_skip(fs, fs->last_seq + 1, why);
 		fs->tail += (uint64_t)len;
-		fs->last_seq++;
-		fs->nentries++;
+		fs->last_seq += famfs_entry_nseq((const void *)(fs->log + fs->tail - len));
+		fs->nentries += famfs_entry_nseq((const void *)(fs->log + fs->tail - len));
 		applied++;
 	}
 }
@@ -208,8 +228,8 @@ FAMFS_EXPORT int famfs_log_walk(struct famfs_fs *fs, famfs_entry_fn fn, void *ar
 		if (len < 0)
 			break;
 		r = fn(arg, off, (const void *)(fs->log + off));
+		seq += famfs_entry_nseq((const void *)(fs->log + off));
 		off += (uint64_t)len;
-		seq++;
 	}
 	pthread_rwlock_unlock(&fs->lock);
 	return r;

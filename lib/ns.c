@@ -66,14 +66,24 @@ static void tables_grow(struct famfs_fs *fs)
 
 int famfs_ns_init(struct famfs_fs *fs)
 {
-	if (table_init(&fs->names, 1024) || table_init(&fs->inos, 1024))
+	/* Size the tables for a full log (a FILE entry takes >= 120 bytes):
+	 * replay then never rehashes, and calloc'ed buckets that no entry
+	 * touches cost no memory.
+	 */
+	uint64_t nb = 1024;
+
+	while (nb < fs->log_size / 128 && nb < (1ULL << 26))
+		nb *= 2;
+	if (table_init(&fs->names, nb) || table_init(&fs->inos, nb))
 		return -ENOMEM;
-	fs->root = calloc(1, sizeof(*fs->root));
-	if (!fs->root || !(fs->root->name = strdup("")))
+	fs->root = calloc(1, sizeof(*fs->root) + 1);
+	if (!fs->root)
 		return -ENOMEM;
+	fs->root->name = (char *)(fs->root + 1);
 	fs->root->ino = FAMFS_ROOT_INO;
 	fs->root->mode = 040755;
 	fs->root->mtime_ns = fs->root->ctime_ns = fs->sb.created_ns;
+	fs->root->atime_ns = fs->sb.created_ns;
 	*ino_bucket(&fs->inos, FAMFS_ROOT_INO) = fs->root;
 	fs->inos.count = 1;
 	return 0;
@@ -81,7 +91,6 @@ int famfs_ns_init(struct famfs_fs *fs)
 
 static void node_free(struct famfs_node *n)
 {
-	free(n->name);
 	free(n->map);
 	free(n);
 }
@@ -117,13 +126,16 @@ struct famfs_node *famfs_ns_child(struct famfs_fs *fs, struct famfs_node *dir,
 struct famfs_node *famfs_ns_add(struct famfs_fs *fs, struct famfs_node *dir,
 				const char *name, size_t nlen, uint64_t seq)
 {
-	struct famfs_node *n = calloc(1, sizeof(*n));
+	/* one allocation: the name follows the node */
+	struct famfs_node *n = malloc(sizeof(*n) + nlen + 1);
 	struct famfs_node **b;
 
-	if (!n || !(n->name = strndup(name, nlen))) {
-		free(n);
+	if (!n)
 		return NULL;
-	}
+	memset(n, 0, sizeof(*n));
+	n->name = (char *)(n + 1);
+	memcpy(n->name, name, nlen);
+	n->name[nlen] = '\0';
 	tables_grow(fs);
 	n->ino = FAMFS_ROOT_INO + seq;
 	n->create_seq = seq;
@@ -260,6 +272,7 @@ FAMFS_EXPORT void famfs_node_attr(const struct famfs_node *n, struct famfs_attr 
 	a->alloc_bytes = n->map ? famfs_fmap_bytes(n->map) : 0;
 	a->mtime_ns = n->mtime_ns;
 	a->ctime_ns = n->ctime_ns;
+	a->atime_ns = n->atime_ns;
 }
 
 FAMFS_EXPORT int famfs_node_path(const struct famfs_node *n, char *buf, size_t len)
