@@ -109,7 +109,7 @@ static void set_defaults(struct famfsd_config *c)
 	c->plugin_dir = strdup(FAMFSD_PLUGIN_DIR);
 #endif
 	c->host_name = strdup(host);
-	c->fused_path = strdup("famfs-fused");
+	c->fused_path = strdup(FAMFSD_FUSED_PATH);
 	c->max_body = 64 * 1024;
 	c->threads = 4;
 	c->log_level = LOG_INFO;

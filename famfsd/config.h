@@ -9,7 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The build sets these from the install layout (CMakeLists.txt). */
+#ifndef FAMFSD_DEFAULT_CONFIG
 #define FAMFSD_DEFAULT_CONFIG "/etc/famfs/famfsd.yaml"
+#endif
+#ifndef FAMFSD_FUSED_PATH
+#define FAMFSD_FUSED_PATH "famfs-fused"
+#endif
 #define FAMFSD_DEFAULT_SOCKET "/run/famfsd/famfsd.sock"
 #define FAMFSD_DEFAULT_STATE_DIR "/var/lib/famfsd"
 #define FAMFSD_MAX_OVERRIDES 32
