@@ -60,6 +60,8 @@ static void usage(FILE *f)
 "      --log-level LEVEL  err, warning, notice, info, debug\n"
 "  -f, --foreground       run in the foreground (famfsd never forks;\n"
 "                         accepted for scripts and unit files)\n"
+"      --check-config     check the configuration (file and options), print\n"
+"                         it, exit 0 if valid, 1 if not\n"
 "  -h, --help, --version\n");
 }
 
@@ -72,6 +74,8 @@ static void add_override(const char *key, const char *value)
 		o->value[o->n++] = value;
 	}
 }
+
+static bool check_config;
 
 static int parse_args(int argc, char **argv)
 {
@@ -88,6 +92,7 @@ static int parse_args(int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "check-config", no_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -106,6 +111,7 @@ static int parse_args(int argc, char **argv)
 		case 'K': add_override("token_file", optarg); break;
 		case 'L': add_override("log_level", optarg); break;
 		case 'f': break;
+		case 'C': check_config = true; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("famfsd %s\n", FAMFSD_VERSION); exit(0);
 		default: usage(stderr); return -1;
@@ -264,6 +270,16 @@ int main(int argc, char **argv)
 			&famfsd.ov, err, sizeof(err))) {
 		log_err("%s", err);
 		return 1;
+	}
+	if (check_config) {
+		int bad = config_check_paths(&famfsd.cfg, stderr);
+
+		printf("# %s\n", famfsd.config_path);
+		config_print(&famfsd.cfg, stdout);
+		if (bad)
+			fprintf(stderr, "famfsd: %s: %d problem%s\n",
+				famfsd.config_path, bad, bad == 1 ? "" : "s");
+		return bad ? 1 : 0;
 	}
 	log_set_level(famfsd.cfg.log_level);
 	/* Signals go to the signalfd; threads inherit this mask. */
