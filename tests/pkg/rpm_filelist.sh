@@ -22,11 +22,11 @@ grep -q " 0 errors, 0 warnings" <<<"$lint" || { echo "$lint"; fail "rpmlint"; }
 debfiles() {  # files (not directories) of a .deb, normalised
 	dpkg-deb -c "$1" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }' |
 		sed -e 's#^/usr/lib/x86_64-linux-gnu/#/usr/lib64/#' -e 's#^/lib/systemd/#/usr/lib/systemd/#' |
-		grep -Ev '^/usr/share/doc/[^/]+/(changelog\.gz|copyright)$' | sort
+		grep -Ev '^/usr/share/doc/[^/]+/(changelog\.gz|copyright)$|^/usr/share/lintian/overrides/' | sort
 }
 rpmfiles() {
 	rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$1" | awk '$1 !~ /^d/ { print $2 }' |
-		grep -Ev '^/usr/share/licenses/|^/usr/share/doc/famfs-dkms/' | sort
+		grep -Ev '^/usr/share/licenses/|^/usr/share/doc/famfs-dkms[-/]' | sort
 }
 total=0
 for pair in famfs:famfs famfsd:famfsd libfamfs0:famfs-libs famfs-dkms:famfs-dkms; do
