@@ -25,7 +25,7 @@ check: build
 asan-check: deps
 	cmake -S . -B build-asan -DFAMFS_SANITIZE=ON -DFAMFS_VM_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ctest --output-on-failure -j $(JOBS) --timeout 900 -LE 'vm|kmod'
+	cd build-asan && ctest --output-on-failure -j $(JOBS) --timeout 900 -LE 'vm|kmod|pkg'
 
 demo: build
 	./scripts/demo-main.sh $(BUILD)

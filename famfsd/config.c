@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <yaml.h>
@@ -109,7 +110,7 @@ static void set_defaults(struct famfsd_config *c)
 	c->plugin_dir = strdup(FAMFSD_PLUGIN_DIR);
 #endif
 	c->host_name = strdup(host);
-	c->fused_path = strdup("famfs-fused");
+	c->fused_path = strdup(FAMFSD_FUSED_PATH);
 	c->max_body = 64 * 1024;
 	c->threads = 4;
 	c->log_level = LOG_INFO;
@@ -266,4 +267,85 @@ void config_free(struct famfsd_config *c)
 			free(*p);
 			*p = NULL;
 		}
+}
+
+void config_print(const struct famfsd_config *c, FILE *f)
+{
+	static const char *lv[] = { "emerg", "alert", "crit", "err",
+		"warning", "notice", "info", "debug" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const void *p = (const char *)c + keys[i].off;
+
+		fprintf(f, "%s: ", keys[i].name);
+		switch (keys[i].type) {
+		case K_STR:
+			fprintf(f, "%s\n", *(char *const *)p ? *(char *const *)p : "~");
+			break;
+		case K_BOOL:
+			fprintf(f, "%s\n", *(const bool *)p ? "true" : "false");
+			break;
+		case K_SIZE:
+			fprintf(f, "%llu\n", (unsigned long long)*(const uint64_t *)p);
+			break;
+		case K_UINT:
+			fprintf(f, "%u\n", *(const unsigned *)p);
+			break;
+		case K_MODE:
+			fprintf(f, "\"%04o\"\n", *(const unsigned *)p);
+			break;
+		case K_LEVEL:
+			fprintf(f, "%s\n", lv[*(const int *)p & 7]);
+			break;
+		}
+	}
+}
+
+/* An executable: a path, or a name found on $PATH as execvp() would. */
+static bool executable(const char *name)
+{
+	char buf[4096];
+	const char *path = getenv("PATH");
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	for (const char *s = path ? path : "/usr/bin:/bin"; *s;) {
+		size_t n = strcspn(s, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, s, name);
+		if (access(buf, X_OK) == 0)
+			return true;
+		s += n + (s[n] == ':');
+	}
+	return false;
+}
+
+int config_check_paths(const struct famfsd_config *c, FILE *f)
+{
+	struct stat st;
+	int bad = 0;
+
+	if (!c->plugin_dir || stat(c->plugin_dir, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(f, "plugin_dir: %s: not a directory\n",
+			c->plugin_dir ? c->plugin_dir : "(unset)");
+		bad++;
+	}
+	if (!executable(c->fused_path)) {
+		fprintf(f, "fused_path: %s: not an executable (mounts would "
+			"fail to start)\n", c->fused_path);
+		bad++;
+	}
+	if (c->token_file && access(c->token_file, R_OK)) {
+		fprintf(f, "token_file: %s: %s\n", c->token_file, strerror(errno));
+		bad++;
+	}
+	if (c->tls_cert && access(c->tls_cert, R_OK)) {
+		fprintf(f, "tcp.tls_cert: %s: %s\n", c->tls_cert, strerror(errno));
+		bad++;
+	}
+	if (c->tls_key && access(c->tls_key, R_OK)) {
+		fprintf(f, "tcp.tls_key: %s: %s\n", c->tls_key, strerror(errno));
+		bad++;
+	}
+	return bad;
 }

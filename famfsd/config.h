@@ -8,8 +8,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+/* The build sets these from the install layout (CMakeLists.txt). */
+#ifndef FAMFSD_DEFAULT_CONFIG
 #define FAMFSD_DEFAULT_CONFIG "/etc/famfs/famfsd.yaml"
+#endif
+#ifndef FAMFSD_FUSED_PATH
+#define FAMFSD_FUSED_PATH "famfs-fused"
+#endif
 #define FAMFSD_DEFAULT_SOCKET "/run/famfsd/famfsd.sock"
 #define FAMFSD_DEFAULT_STATE_DIR "/var/lib/famfsd"
 #define FAMFSD_MAX_OVERRIDES 32
@@ -47,5 +54,10 @@ struct config_overrides {
 int config_load(struct famfsd_config *c, const char *path, bool must_exist,
 		const struct config_overrides *ov, char *err, size_t errlen);
 void config_free(struct famfsd_config *c);
+/* famfsd --check-config: the settings as YAML, and the paths they name
+ * that are missing (one line each to @f, naming the key); returns how
+ * many are. */
+void config_print(const struct famfsd_config *c, FILE *f);
+int config_check_paths(const struct famfsd_config *c, FILE *f);
 
 #endif

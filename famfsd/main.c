@@ -51,13 +51,17 @@ static void usage(FILE *f)
 "  -s, --socket PATH      API Unix socket (default " FAMFSD_DEFAULT_SOCKET ")\n"
 "  -d, --state-dir DIR    database and logs (default " FAMFSD_DEFAULT_STATE_DIR ")\n"
 "  -p, --plugin-dir DIR   device provider plugins\n"
+"                         (default " FAMFSD_PLUGIN_DIR ")\n"
 "  -n, --host-name NAME   this host's name (default: hostname)\n"
-"      --fused PATH       the famfs-fused binary (default: famfs-fused)\n"
+"      --fused PATH       the famfs-fused binary\n"
+"                         (default " FAMFSD_FUSED_PATH ")\n"
 "      --tcp HOST:PORT    also listen on TCP (needs token_file, TLS)\n"
 "      --token-file FILE  bearer token for TCP\n"
 "      --log-level LEVEL  err, warning, notice, info, debug\n"
 "  -f, --foreground       run in the foreground (famfsd never forks;\n"
 "                         accepted for scripts and unit files)\n"
+"      --check-config     check the configuration (file and options), print\n"
+"                         it, exit 0 if valid, 1 if not\n"
 "  -h, --help, --version\n");
 }
 
@@ -70,6 +74,8 @@ static void add_override(const char *key, const char *value)
 		o->value[o->n++] = value;
 	}
 }
+
+static bool check_config;
 
 static int parse_args(int argc, char **argv)
 {
@@ -86,6 +92,7 @@ static int parse_args(int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "check-config", no_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -104,6 +111,7 @@ static int parse_args(int argc, char **argv)
 		case 'K': add_override("token_file", optarg); break;
 		case 'L': add_override("log_level", optarg); break;
 		case 'f': break;
+		case 'C': check_config = true; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("famfsd %s\n", FAMFSD_VERSION); exit(0);
 		default: usage(stderr); return -1;
@@ -262,6 +270,16 @@ int main(int argc, char **argv)
 			&famfsd.ov, err, sizeof(err))) {
 		log_err("%s", err);
 		return 1;
+	}
+	if (check_config) {
+		int bad = config_check_paths(&famfsd.cfg, stderr);
+
+		printf("# %s\n", famfsd.config_path);
+		config_print(&famfsd.cfg, stdout);
+		if (bad)
+			fprintf(stderr, "famfsd: %s: %d problem%s\n",
+				famfsd.config_path, bad, bad == 1 ? "" : "s");
+		return bad ? 1 : 0;
 	}
 	log_set_level(famfsd.cfg.log_level);
 	/* Signals go to the signalfd; threads inherit this mask. */

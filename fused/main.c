@@ -59,7 +59,7 @@ static void usage(FILE *f)
 "  --max-threads N     worker threads of the session loop (default 16)\n"
 "  -f, --foreground    accepted; famfs-fused always runs in the foreground\n"
 "  -d, --debug         libfuse request trace\n"
-"  -h, --help\n\n"
+"  -h, --help, --version\n\n"
 "It prints 'famfs-fused: ready: ...' on stdout when the mount is up.\n"
 "Files' maps are xattrs: user.famfs.map (JSON, as famfs-cli getmap -o json)\n"
 "and user.famfs.devices (JSON list of device paths, index order).\n");
@@ -118,6 +118,7 @@ static int parse_args(int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fused_opts *o = &fused.o;
@@ -137,6 +138,7 @@ static int parse_args(int argc, char **argv)
 		case 'A': o->allow_other = true; break;
 		case 'D': o->direct_io = true; break;
 		case 'f': break;
+		case 'V': printf("famfs-fused %s\n", FAMFS_VERSION); exit(0);
 		case 'd': o->debug = true; break;
 		case 'o':
 			if (parse_o(optarg))

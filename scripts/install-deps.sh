@@ -14,7 +14,8 @@ PKGS="build-essential cmake pkg-config git
  xfsprogs util-linux curl bc systemd rsync
  prometheus python3 python3-jsonschema python3-yaml
  qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
- kmod cpio"
+ kmod cpio
+ debhelper dh-dkms dkms lintian rpm rpmlint mmdebstrap scdoc bash-completion fakeroot e2fsprogs"
 
 missing=""
 for p in $PKGS; do

@@ -16,6 +16,7 @@
 #include "famfsd.h"
 #include "log.h"
 #include "mounts/backend.h"
+#include "mounts/spawn.h"
 
 /* Undo mountinfo's octal escapes (\040 for a space, ...). */
 static void unescape(char *s)
@@ -130,6 +131,7 @@ static int fuse_start(const struct mount_spec *m, pid_t *out, char *err,
 		int nul = open("/dev/null", O_RDONLY);
 
 		close(pfd[0]);
+		spawn_reset_signals();
 		setsid();
 		dup2(nul, 0);
 		if (logfd >= 0) {
@@ -151,10 +153,16 @@ static int fuse_start(const struct mount_spec *m, pid_t *out, char *err,
 		snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(e));
 		e = -e;
 	} else {
+		char serr[256];
+
 		e = 0;
 		*out = pid;
 		log_info("mounts/%s: started %s (pid %d) for %s", m->name,
 			 argv[0], (int)pid, m->path);
+		/* still famfsd's child (it reaps it), in a cgroup of its own */
+		if (spawn_own_scope(pid, m->name, serr, sizeof(serr)) < 0)
+			log_debug("mounts/%s: no scope of its own: %s",
+				  m->name, serr);
 	}
 out:
 	close(pfd[0]);
