@@ -22,6 +22,9 @@ static const struct get_kind kinds[] = {
 	{ "devices", "device", "/v1/devices",
 	  C("NAME=name", "PROVIDER=provider", "SIZE=~size", "STATE=state",
 	    "SET=set", "PATH=path") },
+	/* the devices plus each provider's discovery report (-o json) */
+	{ "topology", "discovery", "/v1/devices?topology=1",
+	  C("NAME=name", "PROVIDER=provider", "STATE=state", "REASON=reason") },
 	{ "sets", "interleave-sets", "/v1/interleave-sets",
 	  C("NAME=name", "DEVICES=devices", "CHUNK=~chunk", "STRIPS=strips",
 	    "SIZE=~size", "FILESYSTEM=filesystem") },
@@ -45,8 +48,8 @@ static const struct get_kind kinds[] = {
 
 static const char usage[] =
 "usage: famfs-cli get RESOURCE [ARG] [-o table|json|yaml] [--host ENDPOINT]\n"
-"  RESOURCE: devices, sets, filesystems, mounts, files FILESYSTEM, jobs,\n"
-"            events\n"
+"  RESOURCE: devices, topology, sets, filesystems, mounts,\n"
+"            files FILESYSTEM, jobs, events\n"
 "  --host: a famfsd socket path or https://host:port (default $FAMFS_HOST,\n"
 "          else /run/famfsd/famfsd.sock); https uses $FAMFS_TOKEN or\n"
 "          $FAMFS_TOKEN_FILE or --token\n";

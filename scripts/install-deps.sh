@@ -10,7 +10,7 @@ PKGS="build-essential cmake pkg-config git
  libmicrohttpd-dev libgnutls28-dev
  libjson-c-dev libyaml-dev libcurl4-openssl-dev
  libcmocka-dev libxxhash-dev libsystemd-dev
- libcxl-dev libdaxctl-dev ndctl daxctl
+ libcxl-dev libdaxctl-dev libndctl-dev ndctl daxctl
  xfsprogs util-linux curl bc systemd rsync
  prometheus python3 python3-jsonschema python3-yaml
  qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static

@@ -34,9 +34,10 @@ struct cl_device {
 	enum cl_device_kind kind;
 	const char *path;   /* emul */
 	uint64_t size;      /* emul */
-	bool has_serial;    /* cxl: exactly one of serial, region, dax */
+	bool has_serial;    /* cxl: exactly one of serial, region, dax, pmem */
 	uint64_t serial;
 	const char *region, *dax;
+	const char *pmem;   /* an fsdax namespace's block device, pmemN[.M] */
 	const struct ynode *node;
 };
 

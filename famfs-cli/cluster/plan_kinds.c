@@ -74,6 +74,8 @@ static const struct st_device *actual_device(const struct host_state *hs,
 		return a;
 	if (d->dax && (a = state_device(hs, d->dax)))
 		return a;
+	if (d->pmem && (a = state_device(hs, d->pmem)))
+		return a;
 	if (d->region && (a = state_device(hs, d->region)))
 		return a;
 	return NULL;
@@ -144,9 +146,11 @@ void plan_devices(struct planner *pl, size_t h)
 		if (!a && !d->has_serial)
 			conflict(pl, h, "cxl device %s (%s) is not among the "
 				 "devices famfsd discovered", d->name,
-				 d->dax ? d->dax : d->region);
+				 d->dax ? d->dax : d->pmem ? d->pmem : d->region);
 		else if (a && a->state && strcmp(a->state, "online"))
-			conflict(pl, h, "device %s is %s", a->name, a->state);
+			conflict(pl, h, "device %s is %s%s%s", a->name,
+				 a->state, a->reason && *a->reason ? ": " : "",
+				 a->reason ? a->reason : "");
 	}
 }
 

@@ -34,6 +34,7 @@ enum ftype {
 	F_SERIAL,    /* integer 0..2^64-1 -> uint64_t */
 	F_REGION,    /* ^region[0-9]+$ */
 	F_DAX,       /* ^dax[0-9]+\.[0-9]+$ */
+	F_PMEM,      /* ^pmem[0-9]+(\.[0-9]+)?s?$ */
 	F_BOOL,      /* -> bool */
 	F_NAMES,     /* list of 1..64 unique names -> struct cl_names */
 	F_OBJECT,    /* nested mapping, stored into the same struct */
@@ -163,6 +164,29 @@ static bool name_ok(const char *s)
 }
 
 /* "<prefix>[0-9]+" then, for dax, "\.[0-9]+". */
+/* pmemN, pmemN.M, and a trailing 's' (a sector-mode namespace's). */
+static bool pmem_name_ok(const char *s)
+{
+	const char *p = s;
+
+	if (!s || strncmp(s, "pmem", 4))
+		return false;
+	p += 4;
+	if (*p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (*p == '.') {
+		if (*++p < '0' || *p > '9')
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p == 's')
+		p++;
+	return !*p;
+}
+
 static bool devname_ok(const char *s, const char *prefix, bool dotted)
 {
 	size_t len = strlen(prefix);
@@ -373,6 +397,13 @@ static bool check_value(struct ctx *x, const struct field *f,
 			return false;
 		*(uint64_t *)dst = v;
 		return true;
+	case F_PMEM:
+		if (!pmem_name_ok(plain_string(n))) {
+			err(x, n, "'%s' is not a pmem block device name "
+			    "(pmemN, pmemN.M)", n->str);
+			return false;
+		}
+		break;
 	default:
 		break;
 	}
@@ -562,10 +593,11 @@ static void device_rules(struct ctx *x, const struct ynode *map, void *obj)
 
 static void cxl_rules(struct ctx *x, const struct ynode *map, void *obj)
 {
-	static const char *const keys[] = { "serial", "region", "dax", NULL };
+	static const char *const keys[] = { "serial", "region", "dax", "pmem",
+					    NULL };
 
 	(void)obj;
-	exactly_one(x, map, keys, "'serial', 'region' or 'dax'");
+	exactly_one(x, map, keys, "'serial', 'region', 'dax' or 'pmem'");
 }
 
 static void host_rules(struct ctx *x, const struct ynode *map, void *obj)
@@ -613,6 +645,7 @@ static const struct field cxl_fields[] = {
 	FLDH("serial", F_SERIAL, struct cl_device, serial, has_serial),
 	FLD("region", F_REGION, false, struct cl_device, region),
 	FLD("dax", F_DAX, false, struct cl_device, dax),
+	FLD("pmem", F_PMEM, false, struct cl_device, pmem),
 	FEND,
 };
 static const struct objdesc cxl_desc = { cxl_fields, cxl_rules, NO_OFF };

@@ -78,6 +78,7 @@ static int parse_devices(struct host_state *s, json_object *arr)
 		d->path = str(o, "path");
 		d->set = str(o, "set");
 		d->state = str(o, "state");
+		d->reason = str(o, "reason");
 		d->size = u64(o, "size");
 		d->details = obj(o, "details");
 		if (!d->name)

@@ -17,6 +17,7 @@
 
 struct st_device {
 	const char *name, *provider, *path, *set, *state;
+	const char *reason;   /* why not online, what to run */
 	uint64_t size;
 	json_object *details;
 };

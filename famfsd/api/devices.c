@@ -54,21 +54,23 @@ json_object *api_device_json(const char *name)
 
 static int list(struct api_req *q, struct api_resp *r)
 {
-	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT " DEV_COLS
-				      " FROM devices d ORDER BY d.name");
-	json_object *a = json_object_new_array(), *o;
 	const char *topo = api_query(q, "topology");
+	json_object *a = json_object_new_array(), *o, *t = NULL;
+	sqlite3_stmt *st;
 
+	/* The discovery first: the items then agree with the topology
+	 * they are returned with.
+	 */
+	if (topo && strcmp(topo, "0"))
+		providers_discover(&t);
+	st = store_prep(famfsd.db, "SELECT " DEV_COLS
+			" FROM devices d ORDER BY d.name");
 	while (st && sqlite3_step(st) == SQLITE_ROW)
 		json_object_array_add(a, row_json(st));
 	sqlite3_finalize(st);
 	o = jitems(a);
-	if (topo && strcmp(topo, "0")) {
-		json_object *t = NULL;
-
-		providers_discover(&t);
+	if (t)
 		json_object_object_add(o, "topology", t);
-	}
 	return api_ok(r, 200, o);
 }
 

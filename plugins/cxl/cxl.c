@@ -21,7 +21,7 @@
 #include <daxctl/libdaxctl.h>
 #include <json-c/json.h>
 
-#include "provider.h"
+#include "cxl/cxl_internal.h"
 
 struct cxl_provider {
 	const struct famfs_provider_env *env;
@@ -38,15 +38,17 @@ static const char *decoder_mode_name(enum cxl_decoder_mode m)
 	}
 }
 
-static void jadd_str(json_object *o, const char *k, const char *v)
+void cxl_jadd_str(json_object *o, const char *k, const char *v)
 {
 	json_object_object_add(o, k, json_object_new_string(v ? v : ""));
 }
 
-static void jadd_u64(json_object *o, const char *k, unsigned long long v)
+void cxl_jadd_u64(json_object *o, const char *k, unsigned long long v)
 {
 	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
 }
+#define jadd_str cxl_jadd_str
+#define jadd_u64 cxl_jadd_u64
 
 static json_object *memdevs_json(struct cxl_ctx *cxl)
 {
@@ -57,18 +59,57 @@ static json_object *memdevs_json(struct cxl_ctx *cxl)
 		json_object *o = json_object_new_object();
 
 		jadd_str(o, "memdev", cxl_memdev_get_devname(md));
+		if (cxl_memdev_get_pmem_size(md))
+			jadd_u64(o, "pmem_size", cxl_memdev_get_pmem_size(md));
+		if (cxl_memdev_get_ram_size(md))
+			jadd_u64(o, "ram_size", cxl_memdev_get_ram_size(md));
 		jadd_u64(o, "serial", cxl_memdev_get_serial(md));
-		jadd_u64(o, "ram_size", cxl_memdev_get_ram_size(md));
-		jadd_u64(o, "pmem_size", cxl_memdev_get_pmem_size(md));
-		json_object_object_add(o, "enabled",
-			json_object_new_boolean(cxl_memdev_is_enabled(md)));
+		jadd_str(o, "host", cxl_memdev_get_host(md));
+		if (!cxl_memdev_is_enabled(md))
+			jadd_str(o, "state", "disabled");
 		json_object_array_add(arr, o);
 	}
 	return arr;
 }
 
-static void decoder_json(struct cxl_decoder *d, json_object *decoders,
-			 json_object *regions)
+/* A region's mode: its endpoint decoders' (libcxl 76 has no getter). */
+static const char *region_mode(struct cxl_region *r)
+{
+	struct cxl_memdev_mapping *m;
+
+	cxl_mapping_foreach(r, m) {
+		struct cxl_decoder *d = cxl_mapping_get_decoder(m);
+
+		if (d)
+			return decoder_mode_name(cxl_decoder_get_mode(d));
+	}
+	return "none";
+}
+
+/* A region in the fields of `cxl list -R`, and its "type" (ram, pmem),
+ * which cxl list shows as its endpoint decoders' "mode".
+ */
+static void region_json(struct cxl_region *r, json_object *regions)
+{
+	json_object *ro = json_object_new_object();
+
+	jadd_str(ro, "region", cxl_region_get_devname(r));
+	jadd_u64(ro, "resource", cxl_region_get_resource(r));
+	jadd_u64(ro, "size", cxl_region_get_size(r));
+	jadd_str(ro, "type", region_mode(r));
+	jadd_u64(ro, "interleave_ways", cxl_region_get_interleave_ways(r));
+	jadd_u64(ro, "interleave_granularity",
+		 cxl_region_get_interleave_granularity(r));
+	jadd_str(ro, "decode_state", cxl_region_decode_is_committed(r) == 1 ?
+		 "commit" : "reset");
+	if (!cxl_region_is_enabled(r))
+		jadd_str(ro, "state", "disabled");
+	json_object_array_add(regions, ro);
+}
+
+/* A decoder in the fields `cxl list -D` shows for its kind of port. */
+static void decoder_json(struct cxl_port *port, struct cxl_decoder *d,
+			 json_object *decoders, json_object *regions)
 {
 	json_object *o = json_object_new_object();
 	struct cxl_region *r;
@@ -77,35 +118,46 @@ static void decoder_json(struct cxl_decoder *d, json_object *decoders,
 	jadd_u64(o, "resource", cxl_decoder_get_resource(d));
 	jadd_u64(o, "size", cxl_decoder_get_size(d));
 	jadd_u64(o, "interleave_ways", cxl_decoder_get_interleave_ways(d));
-	jadd_u64(o, "interleave_granularity",
-		 cxl_decoder_get_interleave_granularity(d));
-	jadd_str(o, "mode", decoder_mode_name(cxl_decoder_get_mode(d)));
-	json_object_array_add(decoders, o);
-
-	cxl_region_foreach(d, r) {
-		json_object *ro = json_object_new_object();
-
-		jadd_str(ro, "region", cxl_region_get_devname(r));
-		jadd_str(ro, "decoder", cxl_decoder_get_devname(d));
-		jadd_u64(ro, "resource", cxl_region_get_resource(r));
-		jadd_u64(ro, "size", cxl_region_get_size(r));
-		jadd_u64(ro, "interleave_ways",
-			 cxl_region_get_interleave_ways(r));
-		jadd_u64(ro, "interleave_granularity",
-			 cxl_region_get_interleave_granularity(r));
-		json_object_object_add(ro, "enabled",
-			json_object_new_boolean(cxl_region_is_enabled(r)));
-		json_object_array_add(regions, ro);
+	if (cxl_port_is_root(port)) {
+		if (cxl_decoder_is_pmem_capable(d))
+			json_object_object_add(o, "pmem_capable",
+					       json_object_new_boolean(true));
+		if (cxl_decoder_is_volatile_capable(d))
+			json_object_object_add(o, "volatile_capable",
+					       json_object_new_boolean(true));
+	} else if (cxl_decoder_get_region(d)) {
+		jadd_str(o, "region",
+			 cxl_region_get_devname(cxl_decoder_get_region(d)));
 	}
+	if (cxl_port_is_endpoint(port)) {
+		jadd_u64(o, "dpa_resource", cxl_decoder_get_dpa_resource(d));
+		jadd_u64(o, "dpa_size", cxl_decoder_get_dpa_size(d));
+		jadd_str(o, "mode", decoder_mode_name(cxl_decoder_get_mode(d)));
+	} else {
+		jadd_u64(o, "nr_targets", (unsigned long long)
+			 cxl_decoder_get_nr_targets(d));
+	}
+	json_object_array_add(decoders, o);
+	if (cxl_port_is_root(port))
+		cxl_region_foreach(d, r)
+			region_json(r, regions);
 }
 
+/* A port's decoders, then those of its endpoints. */
 static void port_decoders(struct cxl_port *port, json_object *decoders,
 			  json_object *regions)
 {
+	struct cxl_endpoint *ep;
 	struct cxl_decoder *d;
 
 	cxl_decoder_foreach(port, d)
-		decoder_json(d, decoders, regions);
+		decoder_json(port, d, decoders, regions);
+	cxl_endpoint_foreach(port, ep) {
+		struct cxl_port *ep_port = cxl_endpoint_get_port(ep);
+
+		cxl_decoder_foreach(ep_port, d)
+			decoder_json(ep_port, d, decoders, regions);
+	}
 }
 
 static void topology_cxl(json_object *top)
@@ -156,6 +208,18 @@ static void dax_uuid(const char *devname, unsigned long long resource,
 		 (unsigned long long)(h2 & 0xffffffffffffULL));
 }
 
+void cxl_json_uuid(json_object *o, char out[37], const char *key)
+{
+	json_object *u;
+
+	if (json_object_object_get_ex(o, "uuid", &u) &&
+	    strlen(json_object_get_string(u)) == 36) {
+		snprintf(out, 37, "%s", json_object_get_string(u));
+		return;
+	}
+	dax_uuid(key, 0, out);
+}
+
 static void dax_describe(struct daxctl_dev *dev, struct famfs_provider_dev *d,
 			 json_object *o)
 {
@@ -187,16 +251,28 @@ static void dax_describe(struct daxctl_dev *dev, struct famfs_provider_dev *d,
 	} else {
 		d->usable = true;
 	}
+	/* the fields, order and presence rules of `daxctl list` */
 	jadd_str(o, "chardev", name);
 	jadd_u64(o, "size", d->size);
-	jadd_u64(o, "align", daxctl_dev_get_align(dev));
+	if (daxctl_dev_get_target_node(dev) >= 0)
+		json_object_object_add(o, "target_node",
+			json_object_new_int(daxctl_dev_get_target_node(dev)));
+	if (daxctl_dev_get_align(dev) > 0)
+		jadd_u64(o, "align", daxctl_dev_get_align(dev));
 	jadd_str(o, "mode", mode);
-	json_object_object_add(o, "enabled", json_object_new_boolean(enabled));
-	json_object_object_add(o, "target_node",
-		json_object_new_int(daxctl_dev_get_target_node(dev)));
-	if (mem)
+	if (mem && daxctl_dev_get_resource(dev) != 0) {
+		int movable = daxctl_memory_is_movable(mem);
+
 		json_object_object_add(o, "online_memblocks",
 			json_object_new_int(daxctl_memory_is_online(mem)));
+		json_object_object_add(o, "total_memblocks",
+			json_object_new_int(daxctl_memory_num_sections(mem)));
+		if (movable >= 0)
+			json_object_object_add(o, "movable",
+				json_object_new_boolean(movable));
+	}
+	if (!enabled)
+		jadd_str(o, "state", "disabled");
 }
 
 static int cxl_init(const struct famfs_provider_env *env, void **ctx,
@@ -237,15 +313,12 @@ static int cxl_discover(void *ctx, famfs_provider_found_fn fn, void *arg,
 				struct famfs_provider_dev d;
 				json_object *o = json_object_new_object();
 
-				if (daxctl_dev_get_size(dev) == 0 &&
-				    !daxctl_dev_is_enabled(dev)) {
-					json_object_put(o); /* seed device */
+				/* seed devices, hidden by daxctl list too */
+				if (daxctl_dev_get_size(dev) == 0) {
+					json_object_put(o);
 					continue;
 				}
 				dax_describe(dev, &d, o);
-				json_object_object_add(o, "region",
-					json_object_new_int(
-						daxctl_region_get_id(region)));
 				d.details_json = strdup(
 					json_object_to_json_string(o));
 				json_object_array_add(daxdevs, o);
@@ -257,6 +330,8 @@ static int cxl_discover(void *ctx, famfs_provider_found_fn fn, void *arg,
 		daxctl_unref(dax);
 	}
 	json_object_object_add(top, "dax_devices", daxdevs);
+	if (!r)
+		r = cxl_namespaces_discover(fn, arg, top);
 	*topology = strdup(json_object_to_json_string(top));
 	json_object_put(top);
 	return r;
@@ -280,8 +355,11 @@ static int cxl_open(void *ctx, const char *path, struct famfs_provider_dev *dev,
 		snprintf(why, whylen, "%s: %s", path, strerror(errno));
 		return r;
 	}
+	if (S_ISBLK(st.st_mode) && !strncmp(base, "pmem", 4))
+		return cxl_namespace_open(path, dev, why, whylen);
 	if (!S_ISCHR(st.st_mode) || strncmp(base, "dax", 3)) {
-		snprintf(why, whylen, "%s is not a DAX character device", path);
+		snprintf(why, whylen, "%s is neither a DAX character device nor "
+			 "a pmem block device", path);
 		return -ENODEV;
 	}
 	if (daxctl_new(&dax) < 0) {

@@ -21,7 +21,7 @@ python3 -c '
 import json, sys
 d = json.loads(sys.argv[1])
 t = d["topology"]["cxl"]
-for k in ("memdevs", "decoders", "regions", "dax_devices"):
+for k in ("memdevs", "decoders", "regions", "dax_devices", "namespaces"):
     assert k in t, k
 if not any(t[k] for k in ("memdevs", "regions", "dax_devices")):
     assert d["items"] == [], d["items"]

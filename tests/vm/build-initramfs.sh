@@ -2,8 +2,11 @@
 # Build the guest initramfs for the kmod VM tests:
 #   busybox (shell and userland), kmod (modprobe), the nvdimm/dax/cxl/loop
 #   modules of the guest kernel with their dependencies, ndctl + cxl,
-#   famfs.ko, famfs-cli and famfs-vmcheck with their shared libraries,
-#   and the guest scripts (guest/init.sh as /init, guest/*.sh in /tests).
+#   famfs.ko, famfs-cli, famfsd and the test tools with their shared
+#   libraries, the provider plugins (BIN arguments ending in .so) in
+#   /usr/lib/famfs/plugins, daxctl beside ndctl and cxl (the reference
+#   tools the discovery checks compare famfsd with), and the guest scripts
+#   (guest/init.sh as /init, guest/*.sh in /tests).
 #
 # Usage: build-initramfs.sh OUT.cpio.gz KVER FAMFS_KO BIN...
 set -euo pipefail
@@ -13,9 +16,9 @@ shift 3
 BINS=("$@")
 ROOT=$(dirname "$OUT")/initramfs-root
 
-MODS="libnvdimm nd_pmem dax_pmem device_dax cxl_acpi cxl_pci cxl_mem cxl_pmem
-      loop"
-SYSBINS="/usr/bin/ndctl /usr/bin/cxl /usr/bin/kmod"
+MODS="libnvdimm nd_pmem nd_btt dax_pmem device_dax kmem cxl_acpi cxl_pci
+      cxl_mem cxl_pmem loop"
+SYSBINS="/usr/bin/ndctl /usr/bin/cxl /usr/bin/daxctl /usr/bin/kmod"
 
 rm -rf "$ROOT"
 mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,run,tmp,mnt,etc}
@@ -45,7 +48,12 @@ copy_with_libs() {
 	done
 }
 for b in $SYSBINS; do copy_with_libs "$b" "$b"; done
-for b in "${BINS[@]}"; do copy_with_libs "$b" "/usr/bin/$(basename "$b")"; done
+for b in "${BINS[@]}"; do
+	case "$b" in
+	*.so) copy_with_libs "$b" "/usr/lib/famfs/plugins/$(basename "$b")" ;;
+	*) copy_with_libs "$b" "/usr/bin/$(basename "$b")" ;;
+	esac
+done
 install -D -m755 "$(readlink -f /lib64/ld-linux-x86-64.so.2)" \
 	"$ROOT/lib/ld-linux-x86-64.so.2"
 for a in modprobe insmod rmmod lsmod modinfo depmod; do

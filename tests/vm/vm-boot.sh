@@ -36,7 +36,9 @@ done
 "$HERE/build-initramfs.sh" "$WORK/initramfs.cpio.gz" "$KVER" "$KO" "$@" ||
 	exit 1
 
-# One CXL type-3 persistent memory device behind a CXL host bridge. The
+# One CXL type-3 persistent memory device (1 GiB: two fsdax namespaces for
+# the kmod checks, a devdax and a sector one for famfsd's) behind a CXL
+# host bridge. The
 # second, empty root port matters: QEMU 7.2 routes CXL.mem only through a
 # committed host-bridge HDM decoder, and Linux 6.1 programs that decoder
 # only when the bridge has more than one root port.
@@ -44,10 +46,10 @@ done
 # with FAMFS_VM_KEEP=1.
 GUESTS=${FAMFS_VM_GUESTS:-kmod client}
 case "$GUESTS" in kmod*) rm -f "$WORK/cxl-mem0.raw" "$WORK/cxl-lsa0.raw" ;; esac
-truncate -s 512M "$WORK/cxl-mem0.raw"
+truncate -s 1G "$WORK/cxl-mem0.raw"
 truncate -s 256M "$WORK/cxl-lsa0.raw"
 cxl=(-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
-     -object memory-backend-file,id=cxl-mem0,share=on,mem-path=$WORK/cxl-mem0.raw,size=512M
+     -object memory-backend-file,id=cxl-mem0,share=on,mem-path=$WORK/cxl-mem0.raw,size=1G
      -object memory-backend-file,id=cxl-lsa0,share=on,mem-path=$WORK/cxl-lsa0.raw,size=256M
      -device cxl-rp,port=0,bus=cxl.1,id=root_port0,chassis=0,slot=2
      -device cxl-type3,bus=root_port0,memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0

@@ -3,6 +3,7 @@
 # check prints FAMFS-VM-RUN name ... FAMFS-VM-TEST name PASS|FAIL and the
 # host turns each into one ctest (vm.kmod.name).
 . /tests/lib.sh
+. /tests/famfsd.sh
 
 cxl_setup() {
 	modprobe_cxl
@@ -169,6 +170,10 @@ check nondax_refused nondax_refused
 check missing_device_refused missing_device_refused
 check corrupt_sb_refused corrupt_sb_refused
 check rmmod rmmod_clean
+check famfsd_discovery discovery_matches
+check discovery_catches_wrong discovery_catches_wrong
+check wrong_mode_sector wrong_mode_sector
+check wrong_mode_system_ram wrong_mode_system_ram
 check dmesg_clean dmesg_clean
 dmesg | grep -i -E 'famfs|dax' | tail -n 30 | sed 's/^/dmesg: /'
 exit $failed

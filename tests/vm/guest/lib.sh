@@ -51,7 +51,8 @@ unmounted() {
 }
 
 modprobe_cxl() {
-	for m in cxl_acpi cxl_pci cxl_mem cxl_pmem nd_pmem dax_pmem; do
+	for m in cxl_acpi cxl_pci cxl_mem cxl_pmem nd_pmem nd_btt dax_pmem \
+		 device_dax kmem; do
 		modprobe $m
 	done
 	for i in 1 2 3 4 5 6 7 8 9 10; do

@@ -1,0 +1,141 @@
+#!/bin/sh
+# Sourced by kmod.sh: famfsd with the cxl provider in the guest. Its
+# discovery is compared field by field with ndctl's own tools
+# (famfs-vmdiscover), and devices in a wrong mode are reported with what
+# to run and never used.
+SOCK=/run/famfsd.sock
+export FAMFS_HOST=$SOCK
+FDLOG=/tmp/famfsd.log
+TOPO=/tmp/topo
+
+# until CMD... succeeds, at most 20 s; fails (naming CMD) on the timeout
+until_ok() {
+	for i in $(seq 100); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	echo "timed out waiting for: $*"
+	return 1
+}
+
+famfsd_start() {
+	rm -rf /tmp/famfsd
+	famfsd -f -s $SOCK -d /tmp/famfsd -p /usr/lib/famfs/plugins \
+		-n guest >$FDLOG 2>&1 &
+	echo $! >/tmp/famfsd.pid
+	until_ok famfs-cli get devices
+	grep "loaded provider 'cxl'" $FDLOG
+}
+
+famfsd_stop() {
+	kill "$(cat /tmp/famfsd.pid)"
+	until_ok not kill -0 "$(cat /tmp/famfsd.pid)"
+	sed 's/^/famfsd: /' $FDLOG | tail -n 20
+}
+
+# The reference listings and famfsd's view, taken back to back.
+snapshot() {
+	famfs-cli get topology -o json >$TOPO.famfsd.json
+	cxl list -M -D -R -u >$TOPO.cxl.json
+	daxctl list >$TOPO.daxctl.json
+	ndctl list -N >$TOPO.ndctl.json
+	for f in cxl daxctl ndctl; do
+		[ -s $TOPO.$f.json ] || echo '[]' >$TOPO.$f.json
+	done
+}
+
+compare() {
+	famfs-vmdiscover $TOPO.famfsd.json $TOPO.cxl.json $TOPO.daxctl.json \
+		$TOPO.ndctl.json
+}
+
+# A devdax namespace beside the two fsdax ones: the DAX device famfsd
+# reports (and, in system-ram mode, refuses), and a sector-mode one (a
+# namespace in a mode famfs cannot use).
+make_dax_namespaces() {
+	ndctl create-namespace -r region0 -m devdax -s 256M -a 2M
+	ndctl create-namespace -r region0 -m sector -s 64M
+	daxctl list
+}
+
+DAXDEV() { daxctl list | sed -n 's/.*"chardev":"\(dax[0-9.]*\)".*/\1/p' | head -n 1; }
+
+discovery_matches() {
+	make_dax_namespaces
+	famfsd_start
+	snapshot
+	cat $TOPO.cxl.json $TOPO.daxctl.json $TOPO.ndctl.json
+	famfs-cli get topology
+	compare
+}
+
+# The comparison is not vacuous: one wrong field in famfsd's report (the
+# memdev's pmem_size, the DAX device's mode, a namespace's size) fails
+# it, naming the field.
+discovery_catches_wrong() {
+	cp $TOPO.famfsd.json $TOPO.good.json
+	for edit in 's/"pmem_size": *\([0-9]*\)/"pmem_size": 1\1/' \
+		    's/"mode": *"devdax"/"mode": "fsdax"/' \
+		    's/"blockdev": *"pmem0"/"blockdev": "pmem9"/'; do
+		sed "$edit" $TOPO.good.json >$TOPO.famfsd.json
+		not cmp -s $TOPO.good.json $TOPO.famfsd.json
+		refuse compare >/tmp/cmp.out
+		grep MISMATCH /tmp/cmp.out
+	done
+	cp $TOPO.good.json $TOPO.famfsd.json
+	compare >/dev/null
+}
+
+# The file apply is given: one set on the device named $1.
+set_yaml() {
+	cat >/tmp/wrong.yaml <<EOF
+apiVersion: famfs.io/v1alpha1
+kind: Cluster
+metadata: {name: guest}
+hosts:
+  - {name: guest, endpoint: $SOCK, role: master}
+devices:
+  - {name: $1, cxl: {$2: $1}}
+sets:
+  - {name: wrongset, devices: [$1]}
+EOF
+}
+
+# A namespace in sector mode: unusable, the reason says what to run, and
+# apply refuses to build a set on it; its bytes are not touched.
+wrong_mode_sector() {
+	bdev=$(ndctl list -N -m sector |
+		sed -n 's/.*"blockdev":"\([a-z0-9.]*\)".*/\1/p')
+	[ -n "$bdev" ]
+	before=$(dd if=/dev/$bdev bs=1M count=4 2>/dev/null | md5sum)
+	snapshot
+	compare
+	famfs-cli describe device $bdev
+	famfs-cli describe device $bdev | grep "ndctl create-namespace -f -e"
+	set_yaml $bdev pmem
+	refuse famfs-cli apply /tmp/wrong.yaml >/tmp/apply.out
+	cat /tmp/apply.out
+	grep -q "device $bdev is unusable: .*run 'ndctl create-namespace" \
+		/tmp/apply.out
+	[ "$(dd if=/dev/$bdev bs=1M count=4 2>/dev/null | md5sum)" = "$before" ]
+}
+
+# A DAX device onlined as system RAM: unusable with the command that
+# gives it back, apply refuses it, its memory stays online.
+wrong_mode_system_ram() {
+	dax=$(DAXDEV)
+	[ -n "$dax" ]
+	daxctl reconfigure-device --mode=system-ram "$dax"
+	daxctl list -d "$dax" | grep '"mode":"system-ram"'
+	online=$(daxctl list -d "$dax" | sed -n 's/.*"online_memblocks":\([0-9]*\).*/\1/p')
+	[ "${online:-0}" -gt 0 ]
+	snapshot
+	compare
+	famfs-cli describe device "$dax" | grep "daxctl reconfigure-device --mode=devdax"
+	set_yaml "$dax" dax
+	refuse famfs-cli apply /tmp/wrong.yaml >/tmp/apply.out
+	cat /tmp/apply.out
+	grep -q "device $dax is unusable: .*system-ram.*run 'daxctl" /tmp/apply.out
+	daxctl list -d "$dax" | grep "\"online_memblocks\":$online"
+	famfsd_stop
+}
