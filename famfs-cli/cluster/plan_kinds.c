@@ -5,6 +5,8 @@
  * place (devices, sets, filesystems) are conflicts when they differ;
  * mounts are replaced (unmount, mount again); the policy is updated.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -468,6 +470,29 @@ static bool device_wanted(const struct cluster *c, const char *name, size_t h)
 	return d && device_on_host(c, d, h);
 }
 
+/* A resource the host has and the file does not name: kept, and named in
+ * the note (what --prune would delete).
+ */
+static void unmanaged(struct planner *pl, size_t h, enum plan_kind kind,
+		      const char *name)
+{
+	struct plan *p = pl->p;
+	char **v = realloc(p->unmanaged_names,
+			   (p->unmanaged + 1) * sizeof(*v));
+
+	if (!v) {
+		pl->err = -ENOMEM;
+		return;
+	}
+	p->unmanaged_names = v;
+	if (asprintf(&v[p->unmanaged], "%s %s on %s", plan_kind_name(kind),
+		     name ? name : "?", pl->c->hosts[h].name) < 0) {
+		pl->err = -ENOMEM;
+		return;
+	}
+	p->unmanaged++;
+}
+
 void plan_prune(struct planner *pl, size_t h)
 {
 	const struct host_state *hs = &pl->hosts[h];
@@ -481,7 +506,7 @@ void plan_prune(struct planner *pl, size_t h)
 		if (mount_on_host(c, a->name, h))
 			continue;
 		if (!prune) {
-			pl->p->unmanaged++;
+			unmanaged(pl, h, PK_MOUNT, a->name);
 			continue;
 		}
 		st = step(pl, PLAN_DELETE, PK_MOUNT, h, a->name, false,
@@ -496,7 +521,7 @@ void plan_prune(struct planner *pl, size_t h)
 		if (fs && fs_on_host(c, fs, h))
 			continue;
 		if (!prune) {
-			pl->p->unmanaged++;
+			unmanaged(pl, h, PK_FILESYSTEM, a->name);
 			continue;
 		}
 		if (a->files && !pl->o->force_delete_data) {
@@ -518,7 +543,7 @@ void plan_prune(struct planner *pl, size_t h)
 		if (s && set_on_host(c, s, h))
 			continue;
 		if (!prune) {
-			pl->p->unmanaged++;
+			unmanaged(pl, h, PK_SET, a->name);
 			continue;
 		}
 		st = step(pl, PLAN_DELETE, PK_SET, h, a->name, false,
@@ -533,7 +558,7 @@ void plan_prune(struct planner *pl, size_t h)
 		    device_wanted(c, a->name, h))
 			continue;
 		if (!prune) {
-			pl->p->unmanaged++;
+			unmanaged(pl, h, PK_DEVICE, a->name);
 			continue;
 		}
 		st = step(pl, PLAN_DELETE, PK_DEVICE, h, a->name, false,
