@@ -369,8 +369,17 @@ void plan_mounts(struct planner *pl, size_t h)
 	}
 }
 
-static bool job_covers(const struct st_job *j, const struct cl_dataset *ds)
+/*
+ * A job made for an earlier filesystem of the same name (pruned, then
+ * created again, or about to be created by this plan) does not count: its
+ * files went with that filesystem.
+ */
+static bool job_covers(const struct st_job *j, const struct cl_dataset *ds,
+		       const struct st_filesystem *fs)
 {
+	if (!fs || (fs->created && j->created &&
+		    strcmp(j->created, fs->created) < 0))
+		return false;
 	return j->kind && !strcmp(j->kind, "ingest") && j->filesystem &&
 	       j->source && j->dest && !strcmp(j->filesystem, ds->filesystem) &&
 	       !strcmp(j->source, ds->source) &&
@@ -430,7 +439,8 @@ void plan_datasets(struct planner *pl, size_t h)
 			continue;
 		if (!interleave_matches_policy(pl, h, ds))
 			continue;
-		for (j = 0; j < hs->njobs && !job_covers(&hs->jobs[j], ds); j++)
+		for (j = 0; j < hs->njobs && !job_covers(&hs->jobs[j], ds,
+				state_filesystem(hs, ds->filesystem)); j++)
 			;
 		if (j < hs->njobs) {
 			const struct st_job *jb = &hs->jobs[j];
@@ -497,8 +507,11 @@ void plan_prune(struct planner *pl, size_t h)
 {
 	const struct host_state *hs = &pl->hosts[h];
 	const struct cluster *c = pl->c;
-	bool prune = pl->o->prune;
+	bool prune = pl->o->prune, wipe, all_read = true;
 	struct plan_step *st;
+
+	for (size_t i = 0; i < c->nhosts; i++)
+		all_read &= pl->hosts[i].reachable;
 
 	for (size_t i = 0; i < hs->nmounts; i++) {
 		const struct st_mount *a = &hs->mounts[i];
@@ -531,10 +544,16 @@ void plan_prune(struct planner *pl, size_t h)
 				 (unsigned long long)a->files);
 			continue;
 		}
+		/* its master wipes what its mkfs wrote, so that the same
+		 * file applied again formats it anew; the others forget it
+		 */
+		wipe = a->master && !strcmp(a->master, c->hosts[h].name);
 		st = step(pl, PLAN_DELETE, PK_FILESYSTEM, h, a->name, false,
-			  "(on set %s, %llu files)", a->set ? a->set : "?",
-			  (unsigned long long)a->files);
-		call(pl, st, "DELETE", NULL, "/v1/filesystems/%s", a->name);
+			  "(on set %s, %llu files%s)", a->set ? a->set : "?",
+			  (unsigned long long)a->files,
+			  wipe ? ": superblock wiped" : ": forgotten");
+		call(pl, st, "DELETE", NULL, "/v1/filesystems/%s%s", a->name,
+		     wipe ? "?wipe=1" : "");
 	}
 	for (size_t i = 0; i < hs->nsets; i++) {
 		const struct st_set *a = &hs->sets[i];
@@ -561,9 +580,14 @@ void plan_prune(struct planner *pl, size_t h)
 			unmanaged(pl, h, PK_DEVICE, a->name);
 			continue;
 		}
+		/* the file goes too, unless a host that may still use it
+		 * could not be read
+		 */
 		st = step(pl, PLAN_DELETE, PK_DEVICE, h, a->name, false,
-			  "(emul %s: forgotten, the file is kept)",
-			  a->path ? a->path : "?");
-		call(pl, st, "DELETE", NULL, "/v1/devices/%s", a->name);
+			  "(emul %s: %s)", a->path ? a->path : "?", all_read ?
+			  "file removed" : "forgotten, the file is kept while "
+			  "a host cannot be read");
+		call(pl, st, "DELETE", NULL, "/v1/devices/%s%s", a->name,
+		     all_read ? "?destroy=1" : "");
 	}
 }

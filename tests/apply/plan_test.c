@@ -304,8 +304,12 @@ static void prune_force_deletes_in_reverse_dependency_order(void **st)
 	assert_int_equal(plan_build(c, s, &o, &p), 0);
 	assert_int_equal(p.nconflicts, 0);
 	assert_steps(c, &p, want);
-	assert_string_equal(p.steps[3].calls[0].path, "/v1/devices/e9");
+	/* the emul file goes with the device; its master wipes fs9 */
+	assert_string_equal(p.steps[3].calls[0].path,
+			    "/v1/devices/e9?destroy=1");
 	assert_string_equal(p.steps[3].calls[0].method, "DELETE");
+	assert_string_equal(p.steps[1].calls[0].path,
+			    "/v1/filesystems/fs9?wipe=1");
 	plan_free(&p);
 	states_clear(c, s);
 	cluster_free(c);
@@ -508,8 +512,16 @@ static void dataset_done_by_an_earlier_job_is_not_redone(void **st)
 {
 	static const char jobs[] =
 		"{\"items\":[{\"id\":3,\"kind\":\"ingest\",\"state\":"
-		"\"succeeded\",\"params\":{\"filesystem\":\"shared\","
+		"\"succeeded\",\"created\":\"2026-12-03T10:00:05Z\","
+		"\"params\":{\"filesystem\":\"shared\","
 		"\"source\":\"/data/models/weights\",\"dest\":\"/weights\"}}]}";
+	/* the filesystem the job ingested into, and a newer one of that name */
+	static const char fs_old[] =
+		"{\"items\":[{\"name\":\"shared\",\"set\":\"pool\","
+		"\"master\":\"master0\",\"created\":\"2026-12-03T10:00:00Z\"}]}";
+	static const char fs_new[] =
+		"{\"items\":[{\"name\":\"shared\",\"set\":\"pool\","
+		"\"master\":\"master0\",\"created\":\"2026-12-03T11:00:00Z\"}]}";
 	static const char failed[] =
 		"{\"items\":[{\"id\":3,\"kind\":\"ingest\",\"state\":"
 		"\"failed\",\"params\":{\"filesystem\":\"shared\","
@@ -522,13 +534,25 @@ static void dataset_done_by_an_earlier_job_is_not_redone(void **st)
 	(void)st;
 	states_empty(c, s);
 	state_clear(&s[0]);
-	state_from(&s[0], "master0", NULL, NULL, NULL, NULL, NULL, jobs);
+	state_from(&s[0], "master0", NULL, NULL, NULL, fs_old, NULL, jobs);
 	assert_int_equal(plan_build(c, s, &o, &p), 0);
 	for (size_t i = 0; i < p.n; i++)
 		assert_int_not_equal(p.steps[i].kind, PK_DATASET);
 	plan_free(&p);
+	/* pruned and made again: the old job's files went with it */
 	state_clear(&s[0]);
-	state_from(&s[0], "master0", NULL, NULL, NULL, NULL, NULL, failed);
+	state_from(&s[0], "master0", NULL, NULL, NULL, fs_new, NULL, jobs);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.steps[p.n - 1].kind, PK_DATASET);
+	plan_free(&p);
+	/* the filesystem is yet to be made (by this plan): no job covers it */
+	state_clear(&s[0]);
+	state_from(&s[0], "master0", NULL, NULL, NULL, NULL, NULL, jobs);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.steps[p.n - 1].kind, PK_DATASET);
+	plan_free(&p);
+	state_clear(&s[0]);
+	state_from(&s[0], "master0", NULL, NULL, NULL, fs_old, NULL, failed);
 	assert_int_equal(plan_build(c, s, &o, &p), 0);
 	assert_int_equal(p.steps[p.n - 1].kind, PK_DATASET);
 	plan_free(&p);
