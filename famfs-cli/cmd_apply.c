@@ -14,6 +14,9 @@
 
 int cmd_apply(int argc, char **argv); /* called through main.c's table */
 
+#define APPLY_EXIT_FAILED 1 /* a step failed, or refused for a conflict */
+#define APPLY_EXIT_ERROR 2  /* usage, invalid file, a host not read */
+
 static void apply_usage(FILE *f)
 {
 	fprintf(f,
@@ -36,8 +39,18 @@ static void apply_usage(FILE *f)
 		"                        each step's status)\n"
 		"  -h, --help            show this help\n"
 		"\n"
-		"Exit status: 0 applied (or nothing to do), 1 error (nothing or\n"
-		"only part applied: see the report), 2 usage error.\n");
+		"Exit status: 0 applied (or nothing to do), 1 apply failed or\n"
+		"refused (a step failed, a conflict: see the report), 2 error:\n"
+		"usage, invalid file, a host that cannot be read or answers under\n"
+		"another name (the other hosts are applied; its resources are\n"
+		"unknown).\n");
+}
+
+static void report_unreadable(const struct cluster_run *run, FILE *f)
+{
+	for (size_t i = 0; i < run->p.nunreadable; i++)
+		fprintf(f, "Not applied on %s: its state is unknown.\n",
+			run->p.unreadable[i]);
 }
 
 static void report(const struct cluster_run *run, FILE *f)
@@ -50,9 +63,12 @@ static void report(const struct cluster_run *run, FILE *f)
 		size_t n[3];
 
 		plan_count(&run->p, n);
-		fprintf(f, "\nApply complete: %zu created, %zu updated, %zu "
-			"deleted.\n", n[PLAN_CREATE], n[PLAN_UPDATE],
-			n[PLAN_DELETE]);
+		fprintf(f, "\nApply %s: %zu created, %zu updated, %zu "
+			"deleted%s.\n", run->p.nunreadable ? "incomplete" :
+			"complete", n[PLAN_CREATE], n[PLAN_UPDATE],
+			n[PLAN_DELETE], run->p.nunreadable ? " on the hosts "
+			"that could be read" : "");
+		report_unreadable(run, f);
 		return;
 	}
 	fprintf(f, "\nApply stopped: %zu of %zu steps done.\n", done, total);
@@ -67,6 +83,7 @@ static void report(const struct cluster_run *run, FILE *f)
 			run->c->hosts[s->host].name, s->error ? ": " : "",
 			s->error ? s->error : "");
 	}
+	report_unreadable(run, f);
 	fprintf(f, "Run apply again once the cause is fixed: it continues "
 		"from what is there.\n");
 }
@@ -116,14 +133,16 @@ static int apply_run(struct cluster_run *run, bool dry_run, bool json, bool wait
 			printf("\nApply refused: %zu conflict%s above; nothing "
 			       "was changed.\n", run->p.nconflicts,
 			       run->p.nconflicts == 1 ? "" : "s");
-		return CLI_EXIT_FAIL;
+		return APPLY_EXIT_FAILED;
 	}
 	if (!run->p.n || dry_run) {
 		if (json)
-			print_json(run, run->p.n ? "dry-run" : "no-changes");
+			print_json(run, run->p.n ? "dry-run" :
+				   run->p.nunreadable ? "incomplete" :
+				   "no-changes");
 		else if (run->p.n)
 			printf("\nDry run: nothing was changed.\n");
-		return run->down ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+		return run->p.nunreadable ? APPLY_EXIT_ERROR : CLI_EXIT_OK;
 	}
 	if (log)
 		fprintf(log, "\nApplying:\n");
@@ -131,10 +150,13 @@ static int apply_run(struct cluster_run *run, bool dry_run, bool json, bool wait
 	if (!rc && wait && wait_datasets(run, json))
 		rc = -1;
 	if (json)
-		print_json(run, rc ? "failed" : "applied");
+		print_json(run, rc ? "failed" : run->p.nunreadable ?
+			   "incomplete" : "applied");
 	else
 		report(run, stdout);
-	return rc || run->down ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	if (run->p.nunreadable)
+		return APPLY_EXIT_ERROR;
+	return rc ? APPLY_EXIT_FAILED : CLI_EXIT_OK;
 }
 
 int cmd_apply(int argc, char **argv)
@@ -197,7 +219,7 @@ int cmd_apply(int argc, char **argv)
 	}
 	if (cluster_run_prepare("apply", argv[optind], &po, &run) < 0) {
 		cluster_run_free(&run);
-		return CLI_EXIT_FAIL;
+		return APPLY_EXIT_ERROR;
 	}
 	rc = apply_run(&run, dry_run, out == CLI_OUT_JSON, wait);
 	cluster_run_free(&run);

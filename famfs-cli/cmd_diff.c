@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * famfs-cli diff FILE: what apply would change, read from every host's
- * famfsd; changes nothing. Exit codes as `terraform plan
- * -detailed-exitcode`: 0 no changes, 1 error, 2 changes. A usage error is
- * 1 too: 2 must only ever mean "there are changes".
+ * famfsd; changes nothing. Exit codes as `kubectl diff`: 0 no changes,
+ * 1 changes, 2 error (usage, invalid file, a host not read, a conflict):
+ * a script can only ever take 0 for "the cluster matches the file".
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -11,7 +11,8 @@
 #include "cli.h"
 #include "cluster/run.h"
 
-#define DIFF_EXIT_CHANGES 2
+#define DIFF_EXIT_CHANGES 1
+#define DIFF_EXIT_ERROR 2
 
 int cmd_diff(int argc, char **argv); /* called through main.c's table */
 
@@ -28,8 +29,10 @@ static void diff_usage(FILE *f)
 		"  -o, --output FORMAT   human (default) or json\n"
 		"  -h, --help            show this help\n"
 		"\n"
-		"Exit status: 0 no changes, 1 error (usage, invalid file, a host\n"
-		"that cannot be reached, a conflict), 2 there are changes.\n");
+		"Exit status (as kubectl diff): 0 no changes, 1 there are changes,\n"
+		"2 error: usage, invalid file, a host that cannot be read or\n"
+		"answers under another name (its resources are shown as unknown),\n"
+		"a conflict.\n");
 }
 
 int cmd_diff(int argc, char **argv)
@@ -59,7 +62,7 @@ int cmd_diff(int argc, char **argv)
 			if (cli_parse_output("diff", optarg, &out) < 0 ||
 			    (out != CLI_OUT_HUMAN && out != CLI_OUT_JSON)) {
 				diff_usage(stderr);
-				return CLI_EXIT_FAIL; /* not 2: that means changes */
+				return DIFF_EXIT_ERROR;
 			}
 			break;
 		case 'h':
@@ -67,17 +70,17 @@ int cmd_diff(int argc, char **argv)
 			return CLI_EXIT_OK;
 		default:
 			diff_usage(stderr);
-			return CLI_EXIT_FAIL;
+			return DIFF_EXIT_ERROR;
 		}
 	}
 	if (optind != argc - 1) {
 		cli_error("diff", "give exactly one cluster file");
 		diff_usage(stderr);
-		return CLI_EXIT_FAIL;
+		return DIFF_EXIT_ERROR;
 	}
 	if (cluster_run_prepare("diff", argv[optind], &po, &run) < 0) {
 		cluster_run_free(&run);
-		return CLI_EXIT_FAIL;
+		return DIFF_EXIT_ERROR;
 	}
 	if (out == CLI_OUT_JSON) {
 		json_object *j = plan_to_json(run.c, &run.p);
@@ -88,7 +91,7 @@ int cmd_diff(int argc, char **argv)
 	} else {
 		plan_print(run.c, &run.p, stdout);
 	}
-	rc = run.down || run.p.nconflicts ? CLI_EXIT_FAIL :
+	rc = run.p.nunreadable || run.p.nconflicts ? DIFF_EXIT_ERROR :
 	     run.p.n ? DIFF_EXIT_CHANGES : CLI_EXIT_OK;
 	cluster_run_free(&run);
 	return rc;

@@ -19,6 +19,9 @@ struct get_kind {
 };
 
 static const struct get_kind kinds[] = {
+	{ "host", "hosts", "/v1/host",
+	  C("NAME=name", "VERSION=version", "HEALTH=health.status",
+	    "UPTIME=uptime_seconds", "PROBLEMS=health.problems") },
 	{ "devices", "device", "/v1/devices",
 	  C("NAME=name", "PROVIDER=provider", "SIZE=~size", "STATE=state",
 	    "SET=set", "PATH=path") },
@@ -48,7 +51,7 @@ static const struct get_kind kinds[] = {
 
 static const char usage[] =
 "usage: famfs-cli get RESOURCE [ARG] [-o table|json|yaml] [--host ENDPOINT]\n"
-"  RESOURCE: devices, topology, sets, filesystems, mounts,\n"
+"  RESOURCE: host, devices, topology, sets, filesystems, mounts,\n"
 "            files FILESYSTEM, jobs, events\n"
 "  --host: a famfsd socket path or https://host:port (default $FAMFS_HOST,\n"
 "          else /run/famfsd/famfsd.sock); https uses $FAMFS_TOKEN or\n"

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "famfs.h"
+#include "plugin_dir.h"
 
 enum key_type { K_STR, K_BOOL, K_SIZE, K_UINT, K_MODE, K_LEVEL };
 
@@ -106,9 +107,7 @@ static void set_defaults(struct famfsd_config *c)
 	c->socket_group = strdup("famfs");
 	c->socket_mode = 0660;
 	c->state_dir = strdup(FAMFSD_DEFAULT_STATE_DIR);
-#ifdef FAMFSD_PLUGIN_DIR
-	c->plugin_dir = strdup(FAMFSD_PLUGIN_DIR);
-#endif
+	c->plugin_dir = plugin_dir_default();
 	c->host_name = strdup(host);
 	c->fused_path = strdup(FAMFSD_FUSED_PATH);
 	c->max_body = 64 * 1024;

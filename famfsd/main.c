@@ -185,6 +185,28 @@ static void notify_status(void)
 		   famfsd.cfg.socket_path, nd, nm);
 }
 
+/* Serving, but degraded while a provider is missing: /healthz says 503
+ * and GET /v1/host lists why (docs/api.md). systemd still gets READY=1,
+ * so that the mounts famfsd supervises stay managed.
+ */
+static void report_ready(void)
+{
+	const char **why;
+	int n = providers_problems(&why);
+
+	sd_notify(0, "READY=1");
+	if (!n) {
+		log_info("famfsd %s ready (host %s, state %s)", FAMFSD_VERSION,
+			 famfsd.cfg.host_name, famfsd.cfg.state_dir);
+		notify_status();
+		return;
+	}
+	log_err("famfsd %s serving DEGRADED (host %s, state %s): %d provider "
+		"problem%s, first: %s", FAMFSD_VERSION, famfsd.cfg.host_name,
+		famfsd.cfg.state_dir, n, n == 1 ? "" : "s", why[0]);
+	sd_notifyf(0, "STATUS=degraded: %s", why[0]);
+}
+
 static void reload(void)
 {
 	char err[512];
@@ -213,8 +235,7 @@ static void reload(void)
 	}
 	providers_discover(NULL);
 	famfsd_unlock();
-	sd_notify(0, "READY=1");
-	notify_status();
+	report_ready();
 }
 
 static int serve(void)
@@ -322,10 +343,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	jobs_kick();
-	log_info("famfsd %s ready (host %s, state %s)", FAMFSD_VERSION,
-		 famfsd.cfg.host_name, famfsd.cfg.state_dir);
-	sd_notify(0, "READY=1");
-	notify_status();
+	report_ready();
 
 	sig = serve();
 	log_info("%s: finishing in-flight requests", strsignal(sig));

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +13,37 @@
 #include "store/store.h"
 
 #define MAX_PROVIDERS 16
+#define MAX_PROBLEMS 16
 
 static struct provider providers[MAX_PROVIDERS];
 static int nproviders;
 static struct famfs_provider_env env = { .log = log_plain };
+/* Why famfsd is degraded: every plugin that did not load, a plugin
+ * directory that cannot be read, no provider at all (docs/api.md).
+ */
+static char *problems[MAX_PROBLEMS];
+static int nproblems;
+
+static void problem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Log an error and keep it for /healthz and GET /v1/host. */
+static void problem(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return;
+	log_err("%s", s);
+	if (nproblems < MAX_PROBLEMS)
+		problems[nproblems++] = s;
+	else
+		free(s);
+}
 
 static int load_one(const char *path)
 {
@@ -26,13 +54,13 @@ static int load_one(const char *path)
 
 	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		log_err("plugin %s: %s", path, dlerror());
+		problem("plugin %s: %s", path, dlerror());
 		return -ENOEXEC;
 	}
 	entry = (famfs_provider_entry_fn)dlsym(h, FAMFS_PROVIDER_ENTRY);
 	p->ops = entry ? entry() : NULL;
 	if (!p->ops || p->ops->abi != FAMFS_PROVIDER_ABI) {
-		log_err("plugin %s: %s (want ABI %d, it has %d)", path,
+		problem("plugin %s: %s (want ABI %d, it has %d)", path,
 			entry ? "wrong provider ABI" : "no " FAMFS_PROVIDER_ENTRY,
 			FAMFS_PROVIDER_ABI, p->ops ? (int)p->ops->abi : -1);
 		dlclose(h);
@@ -47,7 +75,7 @@ static int load_one(const char *path)
 			return -EEXIST;
 		}
 	if (p->ops->init(&env, &p->ctx, why, sizeof(why))) {
-		log_err("plugin %s: init failed: %s", path, why);
+		problem("plugin %s: init failed: %s", path, why);
 		dlclose(h);
 		return -EIO;
 	}
@@ -72,13 +100,17 @@ int providers_load(const char *dir)
 
 	env.state_dir = famfsd.cfg.state_dir;
 	if (!dir) {
-		log_warn("no plugin directory configured: no device providers");
+		problem("no plugin directory configured (plugin_dir, "
+			"--plugin-dir): no device providers");
 		return 0;
 	}
 	d = opendir(dir);
 	if (!d) {
-		log_err("plugin directory %s: %m", dir);
-		return -errno;
+		int e = errno;
+
+		problem("plugin directory %s: %s; no device providers "
+			"(set plugin_dir or --plugin-dir)", dir, strerror(e));
+		return -e;
 	}
 	while ((de = readdir(d)) && n < 64) {
 		size_t l = strlen(de->d_name);
@@ -94,9 +126,20 @@ int providers_load(const char *dir)
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		if (nproviders < MAX_PROVIDERS)
 			load_one(path);
+		else
+			problem("plugin %s: more than %d providers; skipped",
+				path, MAX_PROVIDERS);
 		free(names[i]);
 	}
+	if (!nproviders && !nproblems)
+		problem("plugin directory %s holds no provider (*.so)", dir);
 	return 0;
+}
+
+int providers_problems(const char ***out)
+{
+	*out = (const char **)problems;
+	return nproblems;
 }
 
 void providers_unload(void)
@@ -106,6 +149,9 @@ void providers_unload(void)
 		dlclose(providers[i].handle);
 	}
 	nproviders = 0;
+	for (int i = 0; i < nproblems; i++)
+		free(problems[i]);
+	nproblems = 0;
 }
 
 int providers_count(void)

@@ -16,8 +16,17 @@ struct provider {
 	char path[4096];
 };
 
-/* Load every *.so in @dir; a bad plugin is logged and skipped. */
+/* Load every *.so in @dir; a bad plugin is logged, skipped and kept as a
+ * problem (famfsd is then degraded, see providers_problems()).
+ */
 int providers_load(const char *dir);
+/*
+ * providers_problems() - why the providers are not all there: one message
+ * per plugin that failed to load, for a plugin directory that cannot be
+ * read, or for no provider at all. *out points at famfsd's own strings
+ * (valid until providers_unload()). Returns how many; 0 means healthy.
+ */
+int providers_problems(const char ***out);
 void providers_unload(void);
 int providers_count(void);
 struct provider *providers_get(int i);

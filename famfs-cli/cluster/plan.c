@@ -6,6 +6,7 @@
  * device no filesystem uses lives on the first master host ("home").
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,6 +266,141 @@ static int step_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* ---- hosts that could not be read ----------------------------------------- */
+
+static void unknown(struct planner *pl, size_t h, enum plan_kind kind,
+		    const char *name)
+{
+	struct plan *p = pl->p;
+	struct plan_unknown *v = realloc(p->unknown,
+					 (p->nunknown + 1) * sizeof(*v));
+
+	if (!v || !(name = strdup(name))) {
+		if (v)
+			p->unknown = v;
+		pl->err = -ENOMEM;
+		return;
+	}
+	p->unknown = v;
+	v[p->nunknown++] = (struct plan_unknown){ h, kind, (char *)name };
+}
+
+static void unreadable_line(struct planner *pl, size_t h, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void unreadable_line(struct planner *pl, size_t h, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_line(pl, &pl->p->unreadable, &pl->p->nunreadable, h, fmt, ap);
+	va_end(ap);
+}
+
+/* Nothing is known of host @h: list what the file puts there, plan none. */
+static void plan_unreadable(struct planner *pl, size_t h)
+{
+	const struct cluster *c = pl->c;
+	const char *why = pl->hosts[h].error;
+	size_t *v = realloc(pl->p->unreadable_host,
+			    (pl->p->nunreadable + 1) * sizeof(*v));
+
+	if (!v) {
+		pl->err = -ENOMEM;
+		return;
+	}
+	pl->p->unreadable_host = v;
+	v[pl->p->nunreadable] = h;
+	unreadable_line(pl, h, "%s", why ? why : "cannot be read");
+	if (c->defaults.present)
+		unknown(pl, h, PK_POLICY, "defaults");
+	for (size_t i = 0; i < c->ndevices; i++)
+		if (device_on_host(c, &c->devices[i], h))
+			unknown(pl, h, PK_DEVICE, c->devices[i].name);
+	for (size_t i = 0; i < c->nregions; i++)
+		if (region_host(c, &c->regions[i]) == h)
+			unknown(pl, h, PK_REGION, c->regions[i].name);
+	for (size_t i = 0; i < c->nsets; i++)
+		if (set_on_host(c, &c->sets[i], h))
+			unknown(pl, h, PK_SET, c->sets[i].name);
+	for (size_t i = 0; i < c->nfilesystems; i++)
+		if (fs_on_host(c, &c->filesystems[i], h))
+			unknown(pl, h, PK_FILESYSTEM, c->filesystems[i].name);
+	for (size_t i = 0; i < c->nmounts; i++)
+		if (host_index(c, c->mounts[i].host) == h)
+			unknown(pl, h, PK_MOUNT, c->mounts[i].name);
+	for (size_t i = 0; i < c->ndatasets; i++) {
+		const struct cl_filesystem *fs =
+			cluster_filesystem(c, c->datasets[i].filesystem);
+
+		if (fs && host_index(c, fs->master) == h)
+			unknown(pl, h, PK_DATASET, c->datasets[i].name);
+	}
+}
+
+/* The other host an adopting step takes its device or filesystem from. */
+static size_t creator_of(const struct cluster *c, const struct plan_step *s)
+{
+	const struct cl_device *d;
+	const struct cl_filesystem *fs;
+
+	if (!s->adopt)
+		return SIZE_MAX;
+	if (s->kind == PK_DEVICE && (d = cluster_device(c, s->name)))
+		return device_creator(c, d);
+	if (s->kind == PK_FILESYSTEM && (fs = cluster_filesystem(c, s->name)))
+		return host_index(c, fs->master);
+	return SIZE_MAX;
+}
+
+static void skip(struct plan_step *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void skip(struct plan_step *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->status = STEP_SKIPPED;
+	free(s->error);
+	va_start(ap, fmt);
+	if (vasprintf(&s->error, fmt, ap) < 0)
+		s->error = NULL;
+	va_end(ap);
+}
+
+/*
+ * Steps that adopt from a host that could not be read are skipped, and so
+ * is every later create or update on the same host (they build on what
+ * was skipped: a set on an adopted device, a mount of an adopted
+ * filesystem).
+ */
+static void skip_waiting(const struct cluster *c,
+			 const struct host_state *hosts, struct plan *p)
+{
+	for (size_t h = 0; h < c->nhosts; h++) {
+		const struct plan_step *blocker = NULL;
+
+		for (size_t i = 0; i < p->n; i++) {
+			struct plan_step *s = &p->steps[i];
+			size_t from = creator_of(c, s);
+
+			if (s->host != h || s->op == PLAN_DELETE ||
+			    s->kind == PK_POLICY)
+				continue;
+			if (blocker && s->kind > blocker->kind)
+				skip(s, "waits for %s %s, which was skipped",
+				     plan_kind_name(blocker->kind),
+				     blocker->name);
+			else if (from != SIZE_MAX && !hosts[from].reachable) {
+				skip(s, "waits for host %s, which cannot be "
+				     "read", c->hosts[from].name);
+				if (!blocker)
+					blocker = s;
+			}
+		}
+	}
+}
+
 int plan_build(const struct cluster *c, const struct host_state *hosts,
 	       const struct plan_opts *o, struct plan *p)
 {
@@ -272,6 +408,10 @@ int plan_build(const struct cluster *c, const struct host_state *hosts,
 
 	memset(p, 0, sizeof(*p));
 	for (size_t h = 0; h < c->nhosts && !pl.err; h++) {
+		if (!hosts[h].reachable) {
+			plan_unreadable(&pl, h);
+			continue;
+		}
 		plan_policy(&pl, h);
 		plan_devices(&pl, h);
 		plan_regions(&pl, h);
@@ -279,8 +419,7 @@ int plan_build(const struct cluster *c, const struct host_state *hosts,
 		plan_filesystems(&pl, h);
 		plan_mounts(&pl, h);
 		plan_datasets(&pl, h);
-		if (hosts[h].reachable)
-			plan_prune(&pl, h);
+		plan_prune(&pl, h);
 	}
 	if (pl.err) {
 		plan_free(p);
@@ -288,14 +427,13 @@ int plan_build(const struct cluster *c, const struct host_state *hosts,
 	}
 	if (p->n)
 		qsort(p->steps, p->n, sizeof(*p->steps), step_cmp);
-	for (size_t i = 0; i < p->n; i++)
-		if (!hosts[p->steps[i].host].reachable) {
-			p->steps[i].status = STEP_SKIPPED;
-			if (asprintf(&p->steps[i].error, "host %s cannot be "
-				     "reached", c->hosts[p->steps[i].host].name) < 0)
-				p->steps[i].error = NULL;
-		}
+	skip_waiting(c, hosts, p);
 	return 0;
+}
+
+bool plan_matches(const struct plan *p)
+{
+	return !p->n && !p->nconflicts && !p->nunreadable;
 }
 
 void plan_free(struct plan *p)
@@ -318,6 +456,16 @@ void plan_free(struct plan *p)
 	for (size_t i = 0; i < p->nnotes; i++)
 		free(p->notes[i]);
 	free(p->notes);
+	for (size_t i = 0; i < p->nunreadable; i++)
+		free(p->unreadable[i]);
+	free(p->unreadable);
+	free(p->unreadable_host);
+	for (size_t i = 0; i < p->nunknown; i++)
+		free(p->unknown[i].name);
+	free(p->unknown);
+	for (size_t i = 0; i < p->unmanaged; i++)
+		free(p->unmanaged_names[i]);
+	free(p->unmanaged_names);
 	free(p->steps);
 	memset(p, 0, sizeof(*p));
 }

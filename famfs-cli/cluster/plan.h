@@ -12,6 +12,10 @@
  *   creator, the filesystem's master) goes before the hosts that adopt,
  *   so that clients adopt and mount only after the master's mkfs.
  *
+ * A host that cannot be read (or answers under another name) gets no
+ * steps: its resources in the file are listed as unknown, and the steps
+ * of other hosts that wait for it (adopting what it creates) are skipped.
+ *
  * Each step is one or two famfsd API calls. What apply must not do (a set
  * that would have to change in place, a filesystem holding files that
  * --prune would delete without --force-delete-data, a CXL region famfsd
@@ -60,6 +64,15 @@ struct plan_step {
 	long long job_id;     /* STEP_DONE dataset: its ingest job, else 0 */
 };
 
+/* A resource of the file on a host that could not be read: its state is
+ * not known, so nothing is planned for it.
+ */
+struct plan_unknown {
+	size_t host;
+	enum plan_kind kind;
+	char *name;
+};
+
 struct plan {
 	struct plan_step *steps;
 	size_t n, cap;
@@ -68,6 +81,12 @@ struct plan {
 	size_t unmanaged;     /* resources on the hosts the file does not name */
 	char **notes;         /* not changes: e.g. an ingest job still running */
 	size_t nnotes;
+	char **unreadable;    /* "host c1: <why it could not be read>" */
+	size_t *unreadable_host; /* index into cluster->hosts, per line */
+	size_t nunreadable;
+	struct plan_unknown *unknown; /* the file's resources on those hosts */
+	size_t nunknown;
+	char **unmanaged_names; /* "mount old on c1": what --prune would delete */
 };
 
 struct plan_opts {
@@ -77,12 +96,16 @@ struct plan_opts {
 
 /*
  * plan_build() - the steps that make @hosts (one per c->hosts[i], in that
- * order) match @c. Returns 0 (the plan may be empty: "No changes.") or
- * -ENOMEM. Conflicts are in p->conflicts. Free with plan_free().
+ * order) match @c. Returns 0 or -ENOMEM. Conflicts are in p->conflicts,
+ * hosts that could not be read in p->unreadable (with their resources in
+ * p->unknown). The cluster matches the file only when all three and the
+ * steps are empty (plan_matches()). Free with plan_free().
  */
 int plan_build(const struct cluster *c, const struct host_state *hosts,
 	       const struct plan_opts *o, struct plan *p);
 void plan_free(struct plan *p);
+/* True when every host was read and nothing is to change or in conflict. */
+bool plan_matches(const struct plan *p);
 
 const char *plan_kind_name(enum plan_kind k);
 const char *plan_op_name(enum plan_op op);

@@ -5,6 +5,8 @@
  * place (devices, sets, filesystems) are conflicts when they differ;
  * mounts are replaced (unmount, mount again); the policy is updated.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -371,8 +373,17 @@ void plan_mounts(struct planner *pl, size_t h)
 	}
 }
 
-static bool job_covers(const struct st_job *j, const struct cl_dataset *ds)
+/*
+ * A job made for an earlier filesystem of the same name (pruned, then
+ * created again, or about to be created by this plan) does not count: its
+ * files went with that filesystem.
+ */
+static bool job_covers(const struct st_job *j, const struct cl_dataset *ds,
+		       const struct st_filesystem *fs)
 {
+	if (!fs || (fs->created && j->created &&
+		    strcmp(j->created, fs->created) < 0))
+		return false;
 	return j->kind && !strcmp(j->kind, "ingest") && j->filesystem &&
 	       j->source && j->dest && !strcmp(j->filesystem, ds->filesystem) &&
 	       !strcmp(j->source, ds->source) &&
@@ -432,7 +443,8 @@ void plan_datasets(struct planner *pl, size_t h)
 			continue;
 		if (!interleave_matches_policy(pl, h, ds))
 			continue;
-		for (j = 0; j < hs->njobs && !job_covers(&hs->jobs[j], ds); j++)
+		for (j = 0; j < hs->njobs && !job_covers(&hs->jobs[j], ds,
+				state_filesystem(hs, ds->filesystem)); j++)
 			;
 		if (j < hs->njobs) {
 			const struct st_job *jb = &hs->jobs[j];
@@ -472,12 +484,38 @@ static bool device_wanted(const struct cluster *c, const char *name, size_t h)
 	return d && device_on_host(c, d, h);
 }
 
+/* A resource the host has and the file does not name: kept, and named in
+ * the note (what --prune would delete).
+ */
+static void unmanaged(struct planner *pl, size_t h, enum plan_kind kind,
+		      const char *name)
+{
+	struct plan *p = pl->p;
+	char **v = realloc(p->unmanaged_names,
+			   (p->unmanaged + 1) * sizeof(*v));
+
+	if (!v) {
+		pl->err = -ENOMEM;
+		return;
+	}
+	p->unmanaged_names = v;
+	if (asprintf(&v[p->unmanaged], "%s %s on %s", plan_kind_name(kind),
+		     name ? name : "?", pl->c->hosts[h].name) < 0) {
+		pl->err = -ENOMEM;
+		return;
+	}
+	p->unmanaged++;
+}
+
 void plan_prune(struct planner *pl, size_t h)
 {
 	const struct host_state *hs = &pl->hosts[h];
 	const struct cluster *c = pl->c;
-	bool prune = pl->o->prune;
+	bool prune = pl->o->prune, wipe, all_read = true;
 	struct plan_step *st;
+
+	for (size_t i = 0; i < c->nhosts; i++)
+		all_read &= pl->hosts[i].reachable;
 
 	for (size_t i = 0; i < hs->nmounts; i++) {
 		const struct st_mount *a = &hs->mounts[i];
@@ -485,7 +523,7 @@ void plan_prune(struct planner *pl, size_t h)
 		if (mount_on_host(c, a->name, h))
 			continue;
 		if (!prune) {
-			pl->p->unmanaged++;
+			unmanaged(pl, h, PK_MOUNT, a->name);
 			continue;
 		}
 		st = step(pl, PLAN_DELETE, PK_MOUNT, h, a->name, false,
@@ -500,7 +538,7 @@ void plan_prune(struct planner *pl, size_t h)
 		if (fs && fs_on_host(c, fs, h))
 			continue;
 		if (!prune) {
-			pl->p->unmanaged++;
+			unmanaged(pl, h, PK_FILESYSTEM, a->name);
 			continue;
 		}
 		if (a->files && !pl->o->force_delete_data) {
@@ -510,10 +548,16 @@ void plan_prune(struct planner *pl, size_t h)
 				 (unsigned long long)a->files);
 			continue;
 		}
+		/* its master wipes what its mkfs wrote, so that the same
+		 * file applied again formats it anew; the others forget it
+		 */
+		wipe = a->master && !strcmp(a->master, c->hosts[h].name);
 		st = step(pl, PLAN_DELETE, PK_FILESYSTEM, h, a->name, false,
-			  "(on set %s, %llu files)", a->set ? a->set : "?",
-			  (unsigned long long)a->files);
-		call(pl, st, "DELETE", NULL, "/v1/filesystems/%s", a->name);
+			  "(on set %s, %llu files%s)", a->set ? a->set : "?",
+			  (unsigned long long)a->files,
+			  wipe ? ": superblock wiped" : ": forgotten");
+		call(pl, st, "DELETE", NULL, "/v1/filesystems/%s%s", a->name,
+		     wipe ? "?wipe=1" : "");
 	}
 	for (size_t i = 0; i < hs->nsets; i++) {
 		const struct st_set *a = &hs->sets[i];
@@ -522,7 +566,7 @@ void plan_prune(struct planner *pl, size_t h)
 		if (s && set_on_host(c, s, h))
 			continue;
 		if (!prune) {
-			pl->p->unmanaged++;
+			unmanaged(pl, h, PK_SET, a->name);
 			continue;
 		}
 		st = step(pl, PLAN_DELETE, PK_SET, h, a->name, false,
@@ -537,12 +581,17 @@ void plan_prune(struct planner *pl, size_t h)
 		    device_wanted(c, a->name, h))
 			continue;
 		if (!prune) {
-			pl->p->unmanaged++;
+			unmanaged(pl, h, PK_DEVICE, a->name);
 			continue;
 		}
+		/* the file goes too, unless a host that may still use it
+		 * could not be read
+		 */
 		st = step(pl, PLAN_DELETE, PK_DEVICE, h, a->name, false,
-			  "(emul %s: forgotten, the file is kept)",
-			  a->path ? a->path : "?");
-		call(pl, st, "DELETE", NULL, "/v1/devices/%s", a->name);
+			  "(emul %s: %s)", a->path ? a->path : "?", all_read ?
+			  "file removed" : "forgotten, the file is kept while "
+			  "a host cannot be read");
+		call(pl, st, "DELETE", NULL, "/v1/devices/%s%s", a->name,
+		     all_read ? "?destroy=1" : "");
 	}
 }

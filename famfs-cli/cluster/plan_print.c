@@ -16,36 +16,70 @@ static const char *status_name(enum step_status s)
 	}
 }
 
+/* "c2" or "c1, c2": the hosts that could not be read. */
+static void print_unreadable_hosts(const struct cluster *c,
+				   const struct plan *p, FILE *f)
+{
+	for (size_t i = 0; i < p->nunreadable; i++)
+		fprintf(f, "%s%s", i ? ", " : "",
+			c->hosts[p->unreadable_host[i]].name);
+}
+
 void plan_print(const struct cluster *c, const struct plan *p, FILE *f)
 {
 	size_t n[3];
 
 	for (size_t i = 0; i < p->nconflicts; i++)
 		fprintf(f, "! conflict: %s\n", p->conflicts[i]);
-	if (p->nconflicts)
+	for (size_t i = 0; i < p->nunreadable; i++)
+		fprintf(f, "! error: %s: its state is unknown\n",
+			p->unreadable[i]);
+	if (p->nconflicts || p->nunreadable)
 		fprintf(f, "\n");
-	if (!p->n) {
-		fprintf(f, "No changes. The cluster matches %s.\n", c->file);
-	} else {
-		for (size_t i = 0; i < p->n; i++) {
-			const struct plan_step *s = &p->steps[i];
+	for (size_t i = 0; i < p->nunknown; i++)
+		fprintf(f, "  ? unknown %s %s on %s (host not read)\n",
+			plan_kind_name(p->unknown[i].kind), p->unknown[i].name,
+			c->hosts[p->unknown[i].host].name);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct plan_step *s = &p->steps[i];
 
-			fprintf(f, "  %c %s %s %s on %s %s\n", op_sign[s->op],
-				plan_op_name(s->op), plan_kind_name(s->kind),
-				s->name, c->hosts[s->host].name, s->detail);
-		}
+		fprintf(f, "  %c %s %s %s on %s %s%s%s%s\n", op_sign[s->op],
+			plan_op_name(s->op), plan_kind_name(s->kind), s->name,
+			c->hosts[s->host].name, s->detail,
+			s->status == STEP_SKIPPED ? " [skipped: " : "",
+			s->status == STEP_SKIPPED && s->error ? s->error : "",
+			s->status == STEP_SKIPPED ? "]" : "");
+	}
+	if (p->n) {
 		plan_count(p, n);
 		fprintf(f, "\nPlan: %zu to create, %zu to update, %zu to "
 			"delete.\n", n[PLAN_CREATE], n[PLAN_UPDATE],
 			n[PLAN_DELETE]);
 	}
+	if (p->nunreadable) {
+		fprintf(f, "%sUnknown: %zu resource%s of the file on ",
+			p->n ? "" : "\n", p->nunknown,
+			p->nunknown == 1 ? "" : "s");
+		print_unreadable_hosts(c, p, f);
+		fprintf(f, ", which could not be read: not compared, nothing "
+			"planned there.\n");
+	} else if (!p->n && p->nconflicts) {
+		fprintf(f, "Nothing can be applied until the conflict%s above "
+			"%s resolved.\n", p->nconflicts == 1 ? "" : "s",
+			p->nconflicts == 1 ? "is" : "are");
+	} else if (!p->n) {
+		fprintf(f, "No changes. The cluster matches %s.\n", c->file);
+	}
 	for (size_t i = 0; i < p->nnotes; i++)
 		fprintf(f, "Note: %s\n", p->notes[i]);
-	if (p->unmanaged)
+	if (p->unmanaged) {
 		fprintf(f, "Note: %zu resource%s on these hosts %s not in the "
-			"file; kept (--prune deletes them).\n", p->unmanaged,
+			"file; kept (--prune deletes them):\n", p->unmanaged,
 			p->unmanaged == 1 ? "" : "s",
 			p->unmanaged == 1 ? "is" : "are");
+		for (size_t i = 0; i < p->unmanaged; i++)
+			fprintf(f, "  %s\n", p->unmanaged_names[i]);
+	}
 }
 
 json_object *plan_to_json(const struct cluster *c, const struct plan *p)
@@ -114,6 +148,31 @@ json_object *plan_to_json(const struct cluster *c, const struct plan *p)
 		json_object_array_add(conflicts,
 				      json_object_new_string(p->notes[i]));
 	json_object_object_add(o, "notes", conflicts);
+	conflicts = json_object_new_array();
+	for (size_t i = 0; i < p->nunreadable; i++)
+		json_object_array_add(conflicts,
+				      json_object_new_string(p->unreadable[i]));
+	json_object_object_add(o, "errors", conflicts);
+	conflicts = json_object_new_array();
+	for (size_t i = 0; i < p->nunknown; i++) {
+		json_object *u = json_object_new_object();
+
+		json_object_object_add(u, "kind", json_object_new_string(
+			plan_kind_name(p->unknown[i].kind)));
+		json_object_object_add(u, "name", json_object_new_string(
+			p->unknown[i].name));
+		json_object_object_add(u, "host", json_object_new_string(
+			c->hosts[p->unknown[i].host].name));
+		json_object_array_add(conflicts, u);
+	}
+	json_object_object_add(o, "unknown", conflicts);
+	conflicts = json_object_new_array();
+	for (size_t i = 0; i < p->unmanaged; i++)
+		json_object_array_add(conflicts, json_object_new_string(
+			p->unmanaged_names[i]));
+	json_object_object_add(o, "unmanaged", conflicts);
+	json_object_object_add(summary, "unknown",
+			       json_object_new_int64((int64_t)p->nunknown));
 	json_object_object_add(o, "summary", summary);
 	return o;
 }

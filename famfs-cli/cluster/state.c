@@ -126,6 +126,7 @@ static int parse_filesystems(struct host_state *s, json_object *arr)
 		f->set = str(o, "set");
 		f->master = str(o, "master");
 		f->log_size = u64(o, "log_size");
+		f->created = str(o, "created");
 		f->has_space = space != NULL;
 		f->files = u64(space, "files") + u64(space, "dirs");
 		if (!f->name)
@@ -170,6 +171,7 @@ static int parse_jobs(struct host_state *s, json_object *arr)
 		j->filesystem = str(params, "filesystem");
 		j->source = str(params, "source");
 		j->dest = str(params, "dest");
+		j->created = str(o, "created");
 		j->bytes_done = u64(obj(o, "progress"), "bytes_done");
 		j->bytes_total = u64(obj(o, "progress"), "bytes_total");
 		j->files_done = u64(obj(o, "progress"), "files_done");

@@ -32,6 +32,7 @@ struct st_set {
 
 struct st_filesystem {
 	const char *name, *set, *master;
+	const char *created; /* RFC 3339 UTC: compares as a string */
 	uint64_t log_size;
 	bool has_space;
 	uint64_t files; /* files and directories (space.files + space.dirs) */
@@ -45,6 +46,7 @@ struct st_mount {
 struct st_job {
 	long id;
 	const char *kind, *state, *filesystem, *source, *dest;
+	const char *created;
 	uint64_t bytes_done, bytes_total, files_done, files_total;
 };
 

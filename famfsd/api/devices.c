@@ -143,8 +143,10 @@ static int create(struct api_req *q, struct api_resp *r)
 				 "path '%s' must be absolute", path);
 	p = providers_find(pname);
 	if (!p)
-		return api_error(r, 400, "invalid_value", "no provider '%s' is "
-				 "loaded", pname);
+		return api_error(r, 422, "provider_not_loaded", "no provider "
+				 "'%s' is loaded on host %s (GET /v1/host lists "
+				 "the loaded providers and why others failed)",
+				 pname, famfsd.cfg.host_name);
 	if (exists("SELECT 1 FROM devices WHERE name=?", name))
 		return api_error(r, 409, "already_exists",
 				 "device '%s' already exists", name);
@@ -207,10 +209,19 @@ static int delete(struct api_req *q, struct api_resp *r, const char *name)
 	if (destroy && strcmp(destroy, "0")) {
 		struct provider *p = providers_find(api_str(o, "provider"));
 
-		if (!p || !(p->ops->caps & FAMFS_PROVIDER_CAN_CREATE)) {
+		if (!p) {
+			api_error(r, 422, "provider_not_loaded", "device '%s': "
+				  "its provider '%s' is not loaded, so its "
+				  "file cannot be removed", name,
+				  api_str(o, "provider"));
 			json_object_put(o);
-			return api_error(r, 501, "not_implemented", "provider "
-					 "cannot destroy devices");
+			return -1;
+		}
+		if (!(p->ops->caps & FAMFS_PROVIDER_CAN_CREATE)) {
+			api_error(r, 501, "not_implemented", "provider '%s' "
+				  "cannot destroy devices", p->ops->name);
+			json_object_put(o);
+			return -1;
 		}
 		if (p->ops->destroy(p->ctx, api_str(o, "path"), why,
 				    sizeof(why))) {

@@ -3,8 +3,10 @@
  * adopt one another host made on shared devices.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api/api.h"
 #include "famfs.h"
@@ -314,9 +316,54 @@ static int remkfs(struct api_req *q, struct api_resp *r, const char *name)
 	return api_ok(r, 200, api_fs_json(name, true));
 }
 
-static int delete(struct api_resp *r, const char *name)
+/*
+ * The inverse of mkfs: zero every device's label, and device 0's superblock
+ * and its backup, so that a later mkfs on these devices (without force)
+ * finds them blank. Files' bytes are not touched.
+ */
+static int wipe_devices(const char *set, struct api_resp *r)
+{
+	static const struct { uint64_t off; size_t len; bool dev0_only; } area[] = {
+		{ FAMFS_LABEL_OFFSET, 4096, false },
+		{ FAMFS_SB_OFFSET, 4096, true },
+		{ FAMFS_SB_BACKUP_OFFSET, 4096, true },
+	};
+	static const char zero[4096];
+	char **paths;
+	unsigned n;
+
+	if (set_device_paths(set, &paths, &n) || !n)
+		return api_error(r, 500, "internal", "set '%s' has no devices",
+				 set);
+	for (unsigned i = 0; i < n; i++) {
+		int fd = open(paths[i], O_WRONLY | O_CLOEXEC);
+
+		for (size_t a = 0; fd >= 0 && a < sizeof(area) / sizeof(area[0]);
+		     a++) {
+			if (area[a].dev0_only && i)
+				continue;
+			if (pwrite(fd, zero, area[a].len, (off_t)area[a].off) !=
+			    (ssize_t)area[a].len) {
+				close(fd);
+				fd = -1;
+			}
+		}
+		if (fd < 0 || fsync(fd) || close(fd)) {
+			api_error(r, 500, "internal", "cannot wipe %s: %s",
+				  paths[i], strerror(errno));
+			fs_paths_free(paths, n);
+			return -1;
+		}
+	}
+	fs_paths_free(paths, n);
+	return 0;
+}
+
+static int delete(struct api_req *q, struct api_resp *r, const char *name)
 {
 	json_object *o = api_fs_json(name, false), *m;
+	const char *wipe = api_query(q, "wipe");
+	char set[128], state[16];
 
 	if (!o)
 		return api_error(r, 404, "not_found", "no filesystem '%s'", name);
@@ -328,11 +375,20 @@ static int delete(struct api_resp *r, const char *name)
 		json_object_put(o);
 		return -1;
 	}
+	snprintf(set, sizeof(set), "%s", api_str(o, "set") ? api_str(o, "set") : "");
+	snprintf(state, sizeof(state), "%s",
+		 api_str(o, "state") ? api_str(o, "state") : "");
 	json_object_put(o);
 	if (fsmaster_busy(name))
 		return api_error(r, 409, "in_use", "a job is writing to '%s'",
 				 name);
+	if (wipe && strcmp(wipe, "0") && strcmp(state, "formatted"))
+		return api_error(r, 409, "conflict", "filesystem '%s' was "
+				 "adopted here, not formatted: only its master "
+				 "host may wipe it", name);
 	fsview_drop(name);
+	if (wipe && strcmp(wipe, "0") && wipe_devices(set, r))
+		return -1;
 	store_delete_named(famfsd.db, "filesystems", name);
 	return api_ok(r, 204, NULL);
 }
@@ -359,7 +415,7 @@ int api_filesystems(struct api_req *q, struct api_resp *r)
 		return api_not_found(q, r);
 	q->route = "/v1/filesystems/{name}";
 	if (api_is(q, "DELETE"))
-		return delete(r, q->seg[2]);
+		return delete(q, r, q->seg[2]);
 	if (!api_is(q, "GET"))
 		return api_method_not_allowed(q, r);
 	o = api_fs_json(q->seg[2], true);

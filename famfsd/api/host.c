@@ -24,6 +24,20 @@ static json_object *policy_json(void)
 	return p;
 }
 
+/* {"status": "ok"|"degraded", "problems": [...]}: see docs/api.md. */
+static json_object *health_json(void)
+{
+	json_object *h = json_object_new_object(), *a = json_object_new_array();
+	const char **why;
+	int n = providers_problems(&why);
+
+	jset_str(h, "status", n ? "degraded" : "ok");
+	for (int i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_string(why[i]));
+	json_object_object_add(h, "problems", a);
+	return h;
+}
+
 static json_object *host_json(void)
 {
 	json_object *o = json_object_new_object(), *pa = json_object_new_array();
@@ -46,6 +60,7 @@ static json_object *host_json(void)
 		json_object_array_add(pa, po);
 	}
 	json_object_object_add(o, "providers", pa);
+	json_object_object_add(o, "health", health_json());
 	json_object_object_add(o, "policy", policy_json());
 	return o;
 }
@@ -113,13 +128,19 @@ int api_host(struct api_req *q, struct api_resp *r)
 	return api_ok(r, 200, host_json());
 }
 
+/* Unauthenticated over TCP: the status word only, the reasons are in
+ * GET /v1/host.
+ */
 int api_healthz(struct api_req *q, struct api_resp *r)
 {
 	json_object *o = json_object_new_object();
+	const char **why;
+	const char *status = famfsd.stopping ? "stopping" :
+		providers_problems(&why) ? "degraded" : "ok";
 
 	(void)q;
-	jset_str(o, "status", famfsd.stopping ? "stopping" : "ok");
-	return api_ok(r, famfsd.stopping ? 503 : 200, o);
+	jset_str(o, "status", status);
+	return api_ok(r, strcmp(status, "ok") ? 503 : 200, o);
 }
 
 int api_metrics(struct api_req *q, struct api_resp *r)

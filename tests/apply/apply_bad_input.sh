@@ -15,7 +15,7 @@ for f in "$corpus"/invalid/*.yaml "$corpus"/semantic/*.yaml "$corpus"/limits/*.y
 	# whose columns nothing expects past the path
 	sed "s#/run/famfsd/node0.sock#$T/node0/sock#; s#/run/famfsd/node1.sock#$T/node1/sock#" "$f" >"$c"
 	OUT=$("$FAMFS_CLI" apply "$c" 2>&1); rc=$?
-	[ $rc -eq 1 ] || fail "$f: apply exited $rc: $OUT"
+	[ $rc -eq 2 ] || fail "$f: apply exited $rc: $OUT"
 	grep -q "is not a valid cluster file; nothing was read or changed" <<<"$OUT" || fail "$f: $OUT"
 	while IFS= read -r e; do
 		e=${e#\# expect: }
@@ -26,4 +26,4 @@ for f in "$corpus"/invalid/*.yaml "$corpus"/semantic/*.yaml "$corpus"/limits/*.y
 	n=$((n + 1))
 done
 [ "$before" = "$(snapshot node0 node1)" ] || fail "a bad file changed a host"
-pass "$n bad files: exit 1, every diagnostic with file:line:col and key path, no host changed"
+pass "$n bad files: exit 2, every diagnostic with file:line:col and key path, no host changed"

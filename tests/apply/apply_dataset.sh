@@ -63,7 +63,7 @@ grep -q "^No changes" <<<"$OUT" || fail "second apply: $OUT"
 pass "an ingested dataset is not ingested again"
 
 write_file "{name: two, source: $T/src2, destination: /more/two, filesystem: fs0}"
-run_cli 2 diff "$F"
+run_cli 1 diff "$F"
 [ "$(grep -c '^  [+~-] ' <<<"$OUT")" = 1 ] || fail "plan for a new dataset: $OUT"
 grep -q "+ create dataset two on h0 (ingest $T/src2 -> fs0:/more/two)" <<<"$OUT" || fail "plan: $OUT"
 run_cli 0 apply "$F"

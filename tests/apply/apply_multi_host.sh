@@ -34,7 +34,7 @@ EOT
 }
 
 write_file c1
-run_cli 2 diff "$F"
+run_cli 1 diff "$F"
 # cross-host order: creator and master first, adopters after
 expect_order="create device shm0 on m0
 create device shm1 on m0
@@ -88,7 +88,7 @@ fi
 
 # Adding a client plans steps on that client only.
 write_file c1 c2
-run_cli 2 diff -o json "$F"
+run_cli 1 diff -o json "$F"
 python3 - "$OUT" <<'PY' || fail "adding c2: $OUT"
 import json, sys
 d = json.loads(sys.argv[1])
@@ -119,14 +119,30 @@ fi
 # A host that cannot be reached: named; the others are still applied.
 kill -TERM "${PIDS[c2]}"; wait "${PIDS[c2]}" 2>/dev/null; unset 'PIDS[c2]'
 sed -i "s#^devices:#devices:\n  - {name: extra, emul: {path: $T/extra, size: 8MiB}}#" "$F"
-run_cli 1 apply "$F"
+run_cli 2 apply "$F"
 grep -q "famfs-cli apply: host c2: unix:$T/c2/sock: GET /v1/host: " <<<"$OUT" || fail "unreachable message: $OUT"
-grep -q "^  skipped  create filesystem shared on c2: host c2 cannot be reached$" <<<"$OUT" \
-	|| fail "skipped steps: $OUT"
-grep -q "^  done     create device extra on m0$" <<<"$OUT" || fail "applied elsewhere: $OUT"
+grep -q "^! error: host c2: unix:$T/c2/sock: GET /v1/host: .*: its state is unknown$" <<<"$OUT" \
+	|| fail "error line: $OUT"
+grep -q "^  ? unknown filesystem shared on c2 (host not read)$" <<<"$OUT" || fail "unknown fs: $OUT"
+grep -q "^  ? unknown mount shared-client on c2 (host not read)$" <<<"$OUT" || fail "unknown mount: $OUT"
+grep -q "create .* on c2" <<<"$OUT" && fail "planned c2 from scratch: $OUT"
+grep -q "^  done:    create device extra on m0$" <<<"$OUT" || fail "applied elsewhere: $OUT"
+grep -q "^Apply incomplete: 1 created, 0 updated, 0 deleted on the hosts that could be read.$" <<<"$OUT" \
+	|| fail "report: $OUT"
 [ "$(field m0 /v1/devices/extra size)" = 8388608 ] || fail "extra device not on m0"
-run_cli 1 diff "$F"
-pass "an unreachable host is named, its steps skipped and reported"
+run_cli 2 diff "$F"
+grep -q "No changes" <<<"$OUT" && fail "diff claims no changes: $OUT"
+grep -q "^Unknown: 5 resources of the file on c2, which could not be read" <<<"$OUT" || fail "diff: $OUT"
+run_cli 2 diff -o json "$F"
+python3 - "$OUT" <<'PY' || fail "diff json: $OUT"
+import json, sys
+d = json.loads(sys.argv[1][sys.argv[1].index("{"):])
+assert not [s for s in d["steps"] if s["host"] == "c2"], d["steps"]
+assert d["summary"]["unknown"] == 5, d["summary"]
+assert sorted(u["kind"] for u in d["unknown"]) == ["device", "device", "filesystem", "mount", "set"], d["unknown"]
+assert len(d["errors"]) == 1 and d["errors"][0].startswith("host c2: "), d["errors"]
+PY
+pass "an unreachable host: exit 2, named, its resources unknown (never planned from scratch), the others applied"
 start_host c2
 
 # A failed step stops the run; the next apply continues from there.
@@ -138,7 +154,7 @@ grep -q "^  FAILED   create device bad on m0: POST /v1/devices: " <<<"$OUT" || f
 grep -q "^  not done create set scratch on m0$" <<<"$OUT" || fail "not done: $OUT"
 [ "$(count m0 /v1/interleave-sets)" = 1 ] || fail "a step after the failure ran"
 sed -i "s#$T/no/such/dir/bad#$T/bad#" "$F"
-run_cli 2 diff "$F"
+run_cli 1 diff "$F"
 grep -q "+ create device bad on m0" <<<"$OUT" || fail "continue plan: $OUT"
 grep -q "+ create set scratch on m0" <<<"$OUT" || fail "continue plan: $OUT"
 grep -q "create filesystem shared on m0" <<<"$OUT" && fail "replans what was done: $OUT"
@@ -149,8 +165,15 @@ grep -q "^  done:    create set scratch on m0$" <<<"$OUT" || fail "continue: $OU
 pass "a failed step stops the run; the next plan continues from there"
 
 # An endpoint that is another host's famfsd is refused (c1 and c2 swapped).
+write_file c1 c2
 sed -i "s#{name: c1, endpoint: $T/c1/sock#{name: c1, endpoint: $T/c2/sock#; s#{name: c2, endpoint: unix:$T/c2/sock#{name: c2, endpoint: $T/c1/sock#" "$F"
-run_cli 1 diff "$F"
+run_cli 2 diff "$F"
 grep -q "host c1: $T/c2/sock answers as host 'c2', but the file calls it 'c1'" <<<"$OUT" \
 	|| fail "wrong endpoint: $OUT"
-pass "an endpoint answering under another host name is an error"
+grep -q "No changes" <<<"$OUT" && fail "a misnamed host and 'No changes': $OUT"
+grep -q "^  ? unknown mount shared-client on c1 (host not read)$" <<<"$OUT" || fail "unknown: $OUT"
+grep -q "^Unknown: 10 resources of the file on c1, c2, which could not be read" <<<"$OUT" || fail "unknown line: $OUT"
+before=$(snapshot m0 c1 c2)
+run_cli 2 apply "$F"
+[ "$before" = "$(snapshot m0 c1 c2)" ] || fail "apply with misnamed hosts changed something"
+pass "an endpoint answering under another host name is an error (exit 2), its resources unknown"

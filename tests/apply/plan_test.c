@@ -253,6 +253,11 @@ static void extra_resources_are_kept_without_prune(void **st)
 	assert_int_equal(p.n, 0);
 	assert_int_equal(p.nconflicts, 0);
 	assert_int_equal(p.unmanaged, 4);
+	/* named, not just counted */
+	assert_string_equal(p.unmanaged_names[0], "mount old on h0");
+	assert_string_equal(p.unmanaged_names[1], "filesystem fs9 on h0");
+	assert_string_equal(p.unmanaged_names[2], "set s9 on h0");
+	assert_string_equal(p.unmanaged_names[3], "device e9 on h0");
 	plan_free(&p);
 	states_clear(c, s);
 	cluster_free(c);
@@ -299,8 +304,12 @@ static void prune_force_deletes_in_reverse_dependency_order(void **st)
 	assert_int_equal(plan_build(c, s, &o, &p), 0);
 	assert_int_equal(p.nconflicts, 0);
 	assert_steps(c, &p, want);
-	assert_string_equal(p.steps[3].calls[0].path, "/v1/devices/e9");
+	/* the emul file goes with the device; its master wipes fs9 */
+	assert_string_equal(p.steps[3].calls[0].path,
+			    "/v1/devices/e9?destroy=1");
 	assert_string_equal(p.steps[3].calls[0].method, "DELETE");
+	assert_string_equal(p.steps[1].calls[0].path,
+			    "/v1/filesystems/fs9?wipe=1");
 	plan_free(&p);
 	states_clear(c, s);
 	cluster_free(c);
@@ -324,6 +333,20 @@ static void changed_set_is_a_conflict_not_a_step(void **st)
 	assert_int_equal(p.nconflicts, 1);
 	assert_non_null(strstr(p.conflicts[0], "host h0: set s0 has chunk "
 			       "4 MiB, the file says 2 MiB"));
+	assert_false(plan_matches(&p));
+	{	/* a conflict and no step is not "No changes." */
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		assert_non_null(f);
+		plan_print(c, &p, f);
+		fclose(f);
+		assert_null(strstr(text, "No changes"));
+		assert_non_null(strstr(text, "Nothing can be applied until the "
+				       "conflict above is resolved."));
+		free(text);
+	}
 	plan_free(&p);
 	states_clear(c, s);
 	cluster_free(c);
@@ -406,7 +429,36 @@ static void policy_update_sends_only_what_differs(void **st)
 	cluster_free(c);
 }
 
-static void unreachable_host_steps_are_skipped(void **st)
+static void unreachable_host_is_unknown_not_planned(void **st)
+{
+	struct cluster *c = load_example("multi-host.yaml");
+	struct plan_opts o = { 0 };
+	struct host_state s[3];
+	struct plan p;
+
+	(void)st;
+	states_empty(c, s);
+	s[2].reachable = false;
+	s[2].error = strdup("client2: connection refused");
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_true(p.n > 0);
+	for (size_t i = 0; i < p.n; i++) {
+		assert_int_not_equal(p.steps[i].host, 2);
+		assert_int_equal(p.steps[i].status, STEP_PENDING);
+	}
+	assert_int_equal(p.nunknown, 5); /* 2 devices, set, fs, mount */
+	for (size_t i = 0; i < p.nunknown; i++)
+		assert_int_equal(p.unknown[i].host, 2);
+	assert_int_equal(p.nunreadable, 1);
+	assert_string_equal(p.unreadable[0],
+			    "host client2: client2: connection refused");
+	assert_false(plan_matches(&p));
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+}
+
+static void unreachable_master_skips_what_clients_adopt_from_it(void **st)
 {
 	struct cluster *c = load_example("multi-host.yaml");
 	struct plan_opts o = { 0 };
@@ -416,18 +468,41 @@ static void unreachable_host_steps_are_skipped(void **st)
 
 	(void)st;
 	states_empty(c, s);
+	s[0].reachable = false;
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	/* each client: 2 devices, set, filesystem, mount; nothing on master0 */
+	assert_int_equal(p.n, 10);
+	for (size_t i = 0; i < p.n; i++) {
+		assert_int_not_equal(p.steps[i].host, 0);
+		assert_int_equal(p.steps[i].status, STEP_SKIPPED);
+		skipped++;
+		if (p.steps[i].kind == PK_DEVICE)
+			assert_string_equal(p.steps[i].error, "waits for host "
+					    "master0, which cannot be read");
+		else
+			assert_non_null(strstr(p.steps[i].error,
+					       "waits for device shm0"));
+	}
+	assert_int_equal(skipped, 10);
+	assert_int_equal(p.nunknown, 6); /* + the dataset on its master */
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+}
+
+static void unreadable_hosts_never_match(void **st)
+{
+	struct cluster *c = load_example("multi-host.yaml");
+	struct plan_opts o = { 0 };
+	struct host_state s[3];
+	struct plan p;
+
+	(void)st;
+	states_empty(c, s);
+	s[1].reachable = false;
 	s[2].reachable = false;
 	assert_int_equal(plan_build(c, s, &o, &p), 0);
-	for (size_t i = 0; i < p.n; i++) {
-		bool on_down = p.steps[i].host == 2;
-
-		assert_int_equal(p.steps[i].status == STEP_SKIPPED, on_down);
-		if (on_down) {
-			skipped++;
-			assert_non_null(strstr(p.steps[i].error, "client2"));
-		}
-	}
-	assert_int_equal(skipped, 5); /* 2 devices, set, fs, mount */
+	assert_false(plan_matches(&p));
 	plan_free(&p);
 	states_clear(c, s);
 	cluster_free(c);
@@ -437,8 +512,16 @@ static void dataset_done_by_an_earlier_job_is_not_redone(void **st)
 {
 	static const char jobs[] =
 		"{\"items\":[{\"id\":3,\"kind\":\"ingest\",\"state\":"
-		"\"succeeded\",\"params\":{\"filesystem\":\"shared\","
+		"\"succeeded\",\"created\":\"2026-12-03T10:00:05Z\","
+		"\"params\":{\"filesystem\":\"shared\","
 		"\"source\":\"/data/models/weights\",\"dest\":\"/weights\"}}]}";
+	/* the filesystem the job ingested into, and a newer one of that name */
+	static const char fs_old[] =
+		"{\"items\":[{\"name\":\"shared\",\"set\":\"pool\","
+		"\"master\":\"master0\",\"created\":\"2026-12-03T10:00:00Z\"}]}";
+	static const char fs_new[] =
+		"{\"items\":[{\"name\":\"shared\",\"set\":\"pool\","
+		"\"master\":\"master0\",\"created\":\"2026-12-03T11:00:00Z\"}]}";
 	static const char failed[] =
 		"{\"items\":[{\"id\":3,\"kind\":\"ingest\",\"state\":"
 		"\"failed\",\"params\":{\"filesystem\":\"shared\","
@@ -451,13 +534,25 @@ static void dataset_done_by_an_earlier_job_is_not_redone(void **st)
 	(void)st;
 	states_empty(c, s);
 	state_clear(&s[0]);
-	state_from(&s[0], "master0", NULL, NULL, NULL, NULL, NULL, jobs);
+	state_from(&s[0], "master0", NULL, NULL, NULL, fs_old, NULL, jobs);
 	assert_int_equal(plan_build(c, s, &o, &p), 0);
 	for (size_t i = 0; i < p.n; i++)
 		assert_int_not_equal(p.steps[i].kind, PK_DATASET);
 	plan_free(&p);
+	/* pruned and made again: the old job's files went with it */
 	state_clear(&s[0]);
-	state_from(&s[0], "master0", NULL, NULL, NULL, NULL, NULL, failed);
+	state_from(&s[0], "master0", NULL, NULL, NULL, fs_new, NULL, jobs);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.steps[p.n - 1].kind, PK_DATASET);
+	plan_free(&p);
+	/* the filesystem is yet to be made (by this plan): no job covers it */
+	state_clear(&s[0]);
+	state_from(&s[0], "master0", NULL, NULL, NULL, NULL, NULL, jobs);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.steps[p.n - 1].kind, PK_DATASET);
+	plan_free(&p);
+	state_clear(&s[0]);
+	state_from(&s[0], "master0", NULL, NULL, NULL, fs_old, NULL, failed);
 	assert_int_equal(plan_build(c, s, &o, &p), 0);
 	assert_int_equal(p.steps[p.n - 1].kind, PK_DATASET);
 	plan_free(&p);
@@ -555,7 +650,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(changed_mount_is_replaced),
 		cmocka_unit_test(failed_mount_is_a_note_not_a_change),
 		cmocka_unit_test(policy_update_sends_only_what_differs),
-		cmocka_unit_test(unreachable_host_steps_are_skipped),
+		cmocka_unit_test(unreachable_host_is_unknown_not_planned),
+		cmocka_unit_test(unreachable_master_skips_what_clients_adopt_from_it),
+		cmocka_unit_test(unreadable_hosts_never_match),
 		cmocka_unit_test(dataset_done_by_an_earlier_job_is_not_redone),
 		cmocka_unit_test(dataset_interleave_must_match_the_policy),
 		cmocka_unit_test(cxl_devices_are_found_by_dax_name_regions_are_conflicts),

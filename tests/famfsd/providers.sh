@@ -14,7 +14,19 @@ grep -q "junk.so: " "$LOG" || fail "junk plugin not reported"
 api GET /v1/host; expect 200
 names=$(python3 -c 'import json,sys; print(",".join(p["name"] for p in json.loads(sys.argv[1])["providers"]))' "$BODY")
 [ "$names" = "cxl,emul" ] || fail "providers: $names"
-pass "wrong-ABI and broken plugins refused; cxl and emul loaded"
+python3 -c '
+import json, sys
+h = json.loads(sys.argv[1])["health"]
+assert h["status"] == "degraded", h
+p = h["problems"]
+assert len(p) == 2, p
+assert any("bad.so: wrong provider ABI" in m for m in p), p
+assert any("junk.so: " in m for m in p), p
+' "$BODY" || fail "host health does not name the two broken plugins: $BODY"
+api GET /healthz
+expect 503
+[ "$(jq_get "$BODY" .status)" = degraded ] || fail "healthz: $BODY"
+pass "wrong-ABI and broken plugins refused; cxl and emul loaded; degraded, naming both"
 
 api GET "/v1/devices?topology=1"; expect 200
 python3 -c '
@@ -35,7 +47,8 @@ expect 501 not_implemented
 api POST /v1/devices "{\"name\":\"c\",\"provider\":\"cxl\",\"path\":\"/dev/null\"}"
 [ "${STATUS:0:1}" = 4 ] || fail "cxl open of /dev/null: $STATUS $BODY"
 api POST /v1/devices "{\"name\":\"c\",\"provider\":\"nosuch\",\"path\":\"$T/c\",\"size\":\"8MiB\"}"
-expect 400 invalid_value
+expect 422 provider_not_loaded
+grep -q "nosuch" <<<"$BODY" || fail "the error does not name the provider: $BODY"
 truncate -s 5M "$T/short"
 api POST /v1/devices "{\"name\":\"short\",\"path\":\"$T/short\"}"
 expect 422 device_unusable
