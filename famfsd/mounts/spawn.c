@@ -4,22 +4,35 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <systemd/sd-bus.h>
 #include <systemd/sd-daemon.h>
 
 #include "mounts/spawn.h"
 
+/* The kernel's struct sigaction for rt_sigaction(2), which differs from
+ * glibc's. */
+struct kernel_sigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	unsigned long mask;
+};
+
 void spawn_reset_signals(void)
 {
-	struct sigaction dfl = { .sa_handler = SIG_DFL };
-	sigset_t none;
+	struct kernel_sigaction dfl = { .handler = SIG_DFL };
+	unsigned long none = 0;
 
-	sigemptyset(&dfl.sa_mask);
-	for (int s = 1; s < NSIG; s++)
-		sigaction(s, &dfl, NULL);   /* SIGKILL, SIGSTOP: EINVAL */
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* The raw call, not sigaction(): glibc refuses signals 32 and 33 (its
+	 * own), yet an ignored one is inherited from whoever started famfsd
+	 * and would pass on across exec.
+	 */
+	for (int s = 1; s <= 64; s++)   /* SIGKILL, SIGSTOP: EINVAL */
+		syscall(SYS_rt_sigaction, s, &dfl, NULL, sizeof(dfl.mask));
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
 }
 
 /* famfsd runs as root; without dbus-daemon (minimal hosts) systemd still

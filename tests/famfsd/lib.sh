@@ -36,8 +36,9 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 pass() { echo "ok: $*"; }
 
 # start_famfsd [extra args...]: start and wait until /healthz answers.
+# $FAMFSD_WRAP, if set, is a command famfsd runs under.
 start_famfsd() {
-	"$FAMFSD" --config /dev/null --state-dir "$STATE" --socket "$SOCK" \
+	${FAMFSD_WRAP:-} "$FAMFSD" --config /dev/null --state-dir "$STATE" --socket "$SOCK" \
 		--plugin-dir "$PLUGINS" --host-name testhost "$@" >>"$LOG" 2>&1 &
 	FAMFSD_PID=$!
 	for _ in $(seq 1 200); do
