@@ -8,11 +8,14 @@
 #include "famfs.h"
 #include "famfsd.h"
 #include "fsview.h"
+#include "jobs/jobs.h"
 #include "metrics.h"
 #include "store/store.h"
 
 #define MAX_ROUTES 64
 #define MAX_COUNTERS 256
+/* filesystems with an ingest counter; famfsd opens at most 64 */
+#define MAX_INGEST_FS 64
 
 static const double buckets[] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
 	0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10 };
@@ -32,8 +35,15 @@ struct req_counter {
 	uint64_t n;
 };
 
+/* What ingest jobs copied into each filesystem since famfsd started. */
+struct ingest_counter {
+	char fs[128];
+	uint64_t bytes, files;
+};
+
 static struct route_hist hists[MAX_ROUTES];
 static struct req_counter counters[MAX_COUNTERS];
+static struct ingest_counter ingests[MAX_INGEST_FS];
 static pthread_mutex_t mlock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The method is the client's word: only the ones HTTP defines become a
@@ -84,6 +94,36 @@ void metrics_observe(const char *route, const char *method, int status,
 		break;
 	}
 	pthread_mutex_unlock(&mlock);
+}
+
+void metrics_ingest_add(const char *fs, uint64_t bytes, uint64_t files)
+{
+	pthread_mutex_lock(&mlock);
+	for (int i = 0; i < MAX_INGEST_FS; i++) {
+		struct ingest_counter *c = &ingests[i];
+
+		if (!c->fs[0])
+			snprintf(c->fs, sizeof(c->fs), "%s", fs);
+		if (!strcmp(c->fs, fs)) {
+			c->bytes += bytes;
+			c->files += files;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&mlock);
+}
+
+/* The counter of @fs; zeros when nothing was ingested into it yet. */
+static struct ingest_counter ingest_counter_of(const char *fs)
+{
+	struct ingest_counter c = { .bytes = 0 };
+
+	pthread_mutex_lock(&mlock);
+	for (int i = 0; i < MAX_INGEST_FS && ingests[i].fs[0]; i++)
+		if (!strcmp(ingests[i].fs, fs))
+			c = ingests[i];
+	pthread_mutex_unlock(&mlock);
+	return c;
 }
 
 static void help(FILE *f, const char *name, const char *type, const char *text)
@@ -235,14 +275,88 @@ static void device_metrics(FILE *f)
 	free(v);
 }
 
+#define MAX_SLOTS 64
+
 struct fs_sample {
 	char name[256];
 	struct famfs_space sp;
 	struct famfs_log_status ls;
 	int nslots;
-	struct famfs_slot_info slots[64];
+	struct famfs_slot_info slots[MAX_SLOTS];
+	uint64_t oldest_unreplayed_ns[MAX_SLOTS];  /* 0: caught up */
 	bool ok;
 };
+
+/* Log walk state: for each slot, the append time of the entry holding
+ * the first sequence number the client has not replayed (a batch entry
+ * holds several, so it is the last entry starting at or before it).
+ */
+struct unreplayed_walk {
+	struct fs_sample *s;
+	uint64_t max_want;
+};
+
+static int find_unreplayed(void *arg, uint64_t off,
+			   const struct famfs_entry_hdr *h)
+{
+	struct unreplayed_walk *w = arg;
+	struct fs_sample *s = w->s;
+
+	(void)off;
+	if (h->seq > w->max_want)
+		return 1;   /* past every slot's position: stop early */
+	for (int c = 0; c < s->nslots; c++) {
+		uint64_t want = s->slots[c].replayed_seq + 1;
+
+		if (s->slots[c].state == FAMFS_SLOT_LIVE && want <= s->ls.last_seq &&
+		    h->seq <= want)
+			s->oldest_unreplayed_ns[c] = h->logged_ns;
+	}
+	return 0;
+}
+
+/* One walk of the log for all live slots behind the master; none when
+ * every client has caught up (the common case costs nothing).
+ */
+static void sample_unreplayed(struct famfs_fs *fs, struct fs_sample *s)
+{
+	struct unreplayed_walk w = { .s = s };
+
+	for (int c = 0; c < s->nslots; c++) {
+		uint64_t want = s->slots[c].replayed_seq + 1;
+
+		if (s->slots[c].state == FAMFS_SLOT_LIVE &&
+		    want <= s->ls.last_seq && want > w.max_want)
+			w.max_want = want;
+	}
+	if (w.max_want)
+		famfs_log_walk(fs, find_unreplayed, &w);
+}
+
+/* Age of the oldest entry a live client has not replayed, by famfsd's
+ * clock against the master's append time; 0 when caught up (or when the
+ * clocks disagree so much that the entry seems to come from the future).
+ */
+static void client_lag_seconds(FILE *f, struct fs_sample *s, int n)
+{
+	uint64_t now = famfs_now_ns();
+
+	help(f, "famfs_client_follow_lag_seconds", "gauge", "Age of the oldest "
+	     "log entry a client slot has not replayed yet; 0 when caught up.");
+	for (int i = 0; i < n; i++)
+		for (int c = 0; c < s[i].nslots; c++) {
+			uint64_t t = s[i].oldest_unreplayed_ns[c];
+			char h[64];
+
+			if (s[i].slots[c].state != FAMFS_SLOT_LIVE)
+				continue;
+			fprintf(f, "famfs_client_follow_lag_seconds{fs=\"%s\","
+				"slot=\"%u\",client=\"%s\"} %.3f\n", s[i].name,
+				s[i].slots[c].index,
+				lv(s[i].slots[c].host_name, h, sizeof(h)),
+				t && now > t ? (double)(now - t) / 1e9 : 0.0);
+		}
+}
 
 static void fs_metrics(FILE *f)
 {
@@ -279,7 +393,8 @@ static void fs_metrics(FILE *f)
 		if (fs) {
 			famfs_statfs(fs, &s[n].sp);
 			famfs_log_status(fs, &s[n].ls);
-			s[n].nslots = famfs_slots(fs, s[n].slots, 64);
+			s[n].nslots = famfs_slots(fs, s[n].slots, MAX_SLOTS);
+			sample_unreplayed(fs, &s[n]);
 			s[n].ok = true;
 		}
 		n++;
@@ -313,6 +428,7 @@ static void fs_metrics(FILE *f)
 				lv(s[i].slots[c].host_name, h, sizeof(h)),
 				(unsigned long long)(last > rep ? last - rep : 0));
 		}
+	client_lag_seconds(f, s, n);
 	free(s);
 }
 
@@ -351,35 +467,86 @@ static void mount_metrics(FILE *f)
 	sqlite3_finalize(st);
 }
 
+static const char *const job_states[] = { "queued", "running", "succeeded",
+	"failed", "cancelled" };
+#define NJOB_STATES (sizeof(job_states) / sizeof(job_states[0]))
+
+/* A job's kind as a label: a registered kind, or "other" for rows of a
+ * kind this famfsd no longer knows, so the label set stays bounded.
+ */
+static int job_kind_index(const char *kind, int nkinds)
+{
+	for (int k = 0; k < nkinds; k++)
+		if (!strcmp(jobs_kind_name(k), kind))
+			return k;
+	return nkinds;
+}
+
 static void job_metrics(FILE *f)
 {
-	static const char *states[] = { "queued", "running", "succeeded",
-		"failed", "cancelled" };
-	sqlite3_stmt *st;
+	int nkinds = 0;
 
-	help(f, "famfsd_jobs", "gauge", "Jobs by kind and state.");
-	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
-		st = store_prep(famfsd.db, "SELECT count(*) FROM jobs WHERE "
-				"state=?");
-		sqlite3_bind_text(st, 1, states[i], -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			fprintf(f, "famfsd_jobs{state=\"%s\"} %d\n", states[i],
-				sqlite3_column_int(st, 0));
-		sqlite3_finalize(st);
-	}
-	st = store_prep(famfsd.db, "SELECT total(bytes_done), total(files_done)"
-			" FROM jobs WHERE kind='ingest'");
-	if (st && sqlite3_step(st) == SQLITE_ROW) {
-		help(f, "famfs_ingest_bytes_total", "counter",
-		     "Bytes copied by ingest jobs.");
-		fprintf(f, "famfs_ingest_bytes_total %.0f\n",
-			sqlite3_column_double(st, 0));
-		help(f, "famfs_ingest_files_total", "counter",
-		     "Files copied by ingest jobs.");
-		fprintf(f, "famfs_ingest_files_total %.0f\n",
-			sqlite3_column_double(st, 1));
+	while (jobs_kind_name(nkinds))
+		nkinds++;
+	/* one row per registered kind, the last for "other" */
+	int (*count)[NJOB_STATES] = calloc((size_t)nkinds + 1, sizeof(*count));
+	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT kind, state, count(*)"
+				      " FROM jobs GROUP BY kind, state");
+
+	while (count && st && sqlite3_step(st) == SQLITE_ROW) {
+		int k = job_kind_index((const char *)sqlite3_column_text(st, 0),
+				       nkinds);
+
+		for (size_t i = 0; i < NJOB_STATES; i++)
+			if (!strcmp((const char *)sqlite3_column_text(st, 1),
+				    job_states[i]))
+				count[k][i] += sqlite3_column_int(st, 2);
 	}
 	sqlite3_finalize(st);
+	help(f, "famfsd_jobs", "gauge", "Jobs by kind and state.");
+	for (int k = 0; count && k <= nkinds; k++) {
+		int any = 0;
+
+		for (size_t i = 0; i < NJOB_STATES; i++)
+			any += count[k][i];
+		if (k == nkinds && !any)
+			break;   /* "other" only when there is such a job */
+		for (size_t i = 0; i < NJOB_STATES; i++)
+			fprintf(f, "famfsd_jobs{kind=\"%s\",state=\"%s\"} %d\n",
+				k < nkinds ? jobs_kind_name(k) : "other",
+				job_states[i], count[k][i]);
+	}
+	free(count);
+}
+
+/* Per existing filesystem, so a filesystem nothing was ingested into yet
+ * shows 0 (rate() needs the series before the first job).
+ */
+static void ingest_metrics(FILE *f)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db,
+				      "SELECT name FROM filesystems ORDER BY name");
+	struct ingest_counter c[MAX_INGEST_FS];
+	char name[MAX_INGEST_FS][sizeof(ingests[0].fs)];
+	int n = 0;
+
+	while (st && n < MAX_INGEST_FS && sqlite3_step(st) == SQLITE_ROW) {
+		const char *fs = (const char *)sqlite3_column_text(st, 0);
+
+		c[n] = ingest_counter_of(fs);
+		lv(fs, name[n++], sizeof(name[0]));
+	}
+	sqlite3_finalize(st);
+	help(f, "famfs_ingest_bytes_total", "counter", "Bytes ingest jobs "
+	     "copied into each filesystem since famfsd started.");
+	for (int i = 0; i < n; i++)
+		fprintf(f, "famfs_ingest_bytes_total{fs=\"%s\"} %llu\n", name[i],
+			(unsigned long long)c[i].bytes);
+	help(f, "famfs_ingest_files_total", "counter", "Files ingest jobs "
+	     "copied into each filesystem since famfsd started.");
+	for (int i = 0; i < n; i++)
+		fprintf(f, "famfs_ingest_files_total{fs=\"%s\"} %llu\n", name[i],
+			(unsigned long long)c[i].files);
 }
 
 char *metrics_render(void)
@@ -401,6 +568,7 @@ char *metrics_render(void)
 	fs_metrics(f);
 	mount_metrics(f);
 	job_metrics(f);
+	ingest_metrics(f);
 	if (fclose(f)) {
 		free(buf);
 		return NULL;

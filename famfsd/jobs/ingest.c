@@ -19,6 +19,7 @@
 #include "jobs/jobs.h"
 #include "log.h"
 #include "manifest_sqlite.h"
+#include "metrics.h"
 #include "sink_mount.h"
 #include "store/store.h"
 
@@ -114,7 +115,23 @@ struct watcher {
 	struct job *job;
 	struct ingest_progress *prog;
 	atomic_bool cancel, done;
+	const char *fsname;
+	uint64_t counted_bytes, counted_files;  /* already in the metrics */
 };
+
+/* Add what was copied since the last call to the filesystem's ingest
+ * counters. bytes_copied, not bytes_done: files skipped as already there
+ * are progress, not ingest traffic.
+ */
+static void count_copied(struct watcher *w)
+{
+	uint64_t b = atomic_load(&w->prog->bytes_copied);
+	uint64_t n = atomic_load(&w->prog->files_copied);
+
+	metrics_ingest_add(w->fsname, b - w->counted_bytes, n - w->counted_files);
+	w->counted_bytes = b;
+	w->counted_files = n;
+}
 
 /* Report progress to the jobs table and pass a cancel on to the engine. */
 static void *watch(void *arg)
@@ -122,6 +139,7 @@ static void *watch(void *arg)
 	struct watcher *w = arg;
 
 	while (!atomic_load(&w->done)) {
+		count_copied(w);
 		jobs_progress(w->job, atomic_load(&w->prog->bytes_done),
 			      atomic_load(&w->prog->bytes_total),
 			      atomic_load(&w->prog->files_done),
@@ -184,6 +202,7 @@ static int ingest_run_job(struct job *j)
 		job_set_error(j, "%s", why[0] ? why : strerror(-r));
 		return r;
 	}
+	w.fsname = fsname;
 	snprintf(dataset, sizeof(dataset), "%s:%s", fsname, o.dest);
 	if (store_open_conn(famfsd.db_path, &db, why, sizeof(why)) ||
 	    ingest_manifest_sqlite_attach(&man, db, dataset) ||
@@ -202,6 +221,7 @@ static int ingest_run_job(struct job *j)
 	atomic_store(&w.done, true);
 	if (watching)
 		pthread_join(t, NULL);
+	count_copied(&w);
 	jobs_progress(j, atomic_load(&prog.bytes_done), atomic_load(&prog.bytes_total),
 		      atomic_load(&prog.files_done), atomic_load(&prog.files_total));
 	if (r)

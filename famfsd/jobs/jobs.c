@@ -48,6 +48,11 @@ const struct job_kind *jobs_find_kind(const char *name)
 	return NULL;
 }
 
+const char *jobs_kind_name(int i)
+{
+	return i >= 0 && i < nkinds ? kinds[i]->name : NULL;
+}
+
 int64_t job_id(const struct job *j)
 {
 	return j->id;

@@ -40,6 +40,8 @@ struct job_kind {
 
 int jobs_register(const struct job_kind *k);
 const struct job_kind *jobs_find_kind(const char *name);
+/* The name of the @i-th registered kind (from 0), NULL past the last. */
+const char *jobs_kind_name(int i);
 
 /* For the runner (any thread, takes the lock itself). */
 int64_t job_id(const struct job *j);

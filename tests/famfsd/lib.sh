@@ -9,10 +9,14 @@ SOCK=$T/famfsd.sock
 STATE=$T/state
 LOG=$T/famfsd.log
 FAMFSD_PID=
+HOLD_PID=
 trap cleanup EXIT
 
 cleanup() {
 	local rc=$?
+	if [ -n "$HOLD_PID" ]; then
+		kill -TERM "$HOLD_PID" 2>/dev/null; wait "$HOLD_PID" 2>/dev/null
+	fi
 	if [ -n "$FAMFSD_PID" ] && kill -0 "$FAMFSD_PID" 2>/dev/null; then
 		kill -TERM "$FAMFSD_PID"; wait "$FAMFSD_PID" 2>/dev/null
 		local st=$?
@@ -119,4 +123,32 @@ make_devices() {
 		api POST /v1/devices "{\"name\":\"emul$i\",\"path\":\"$T/dev$i\",\"size\":\"$size\"}"
 		expect 201
 	done
+}
+
+# run_job JSON: submit a job, wait until it has finished; sets $JOB_ID,
+# $JOB_STATE and $BODY (the finished job).
+run_job() {
+	api POST /v1/jobs "$1"; expect 201
+	JOB_ID=$(jq_get "$BODY" .id)
+	for _ in $(seq 1 600); do
+		api GET "/v1/jobs/$JOB_ID"
+		JOB_STATE=$(jq_get "$BODY" .state)
+		case "$JOB_STATE" in succeeded|failed|cancelled) return 0 ;; esac
+		sleep 0.1
+	done
+	fail "job $JOB_ID still $JOB_STATE after 60 s: $BODY"
+}
+
+# hold_client_slot NAME DEV...: a client (libfamfs FAMFS_OPEN_CLIENT) that
+# replays once, then holds its slot without replaying; stopped by cleanup.
+hold_client_slot() {
+	[ -n "${HOLD_CLIENT_SLOT:-}" ] || fail "HOLD_CLIENT_SLOT not set"
+	"$HOLD_CLIENT_SLOT" "$@" >"$T/hold.out" 2>&1 &
+	HOLD_PID=$!
+	for _ in $(seq 1 100); do
+		grep -q '^held slot' "$T/hold.out" && return 0
+		kill -0 "$HOLD_PID" 2>/dev/null || fail "client slot: $(cat "$T/hold.out")"
+		sleep 0.05
+	done
+	fail "client did not take a slot: $(cat "$T/hold.out")"
 }

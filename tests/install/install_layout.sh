@@ -55,7 +55,9 @@ done < <(cd "$D" && find . -type f -o -type l | sed 's/^\.//')
 for f in "$PREFIX/sbin/famfsd" "$PREFIX/bin/famfs-cli" "$PREFIX/bin/famfs-fused" \
 	 /etc/famfs/famfsd.yaml "$UNITDIR/famfsd.service" "$UNITDIR/famfsd.socket" \
 	 "$PREFIX/share/doc/famfs/api.md" "$PREFIX/share/doc/famfs/examples/cluster.yaml" \
-	 "$PREFIX/share/famfs/schemas/cluster.schema.json"; do
+	 "$PREFIX/share/famfs/schemas/cluster.schema.json" \
+	 "$PREFIX/share/famfs/monitoring/famfs-dashboard.json" \
+	 "$PREFIX/share/famfs/monitoring/famfs-alerts.yml"; do
 	[ -e "$D$f" ] || fail "not installed: $f"
 done
 [ ! -e "$D$PREFIX/etc" ] || fail "a $PREFIX/etc was made"
