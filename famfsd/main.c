@@ -349,7 +349,7 @@ int main(int argc, char **argv)
 	log_info("%s: finishing in-flight requests", strsignal(sig));
 	famfsd.stopping = 1;
 	sd_notify(0, "STOPPING=1\nSTATUS=stopping");
-	server_stop(10000);
+	server_stop(25000);   /* below the unit's TimeoutStopSec=30 */
 	jobs_shutdown();
 	famfsd_lock();
 	fsview_drop_all();

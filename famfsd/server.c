@@ -626,8 +626,23 @@ void server_stop(int timeout_ms)
 {
 	for (int i = 0; i < nlisteners; i++)
 		MHD_quiesce_daemon(listeners[i].d);
-	for (int t = 0; t < timeout_ms && server_inflight() > 0; t += 10)
+	/* A monotonic deadline, not a count of sleeps: on a loaded host each
+	 * sleep overshoots and the drain would end early in wall time. */
+	struct timespec now, end;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += timeout_ms / 1000;
+	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (server_inflight() == 0 || now.tv_sec > end.tv_sec ||
+		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			break;
 		usleep(10000);
+	}
+	if (server_inflight() > 0)
+		log_warn("stopping with %d request(s) still in flight after %d ms",
+			 server_inflight(), timeout_ms);
 	for (int i = 0; i < nlisteners; i++) {
 		MHD_stop_daemon(listeners[i].d);
 		if (listeners[i].own_socket)
