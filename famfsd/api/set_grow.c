@@ -231,16 +231,19 @@ static int attach_clients(struct grow *g, bool master_host,
 
 	while (!ret && sqlite3_step(st) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const char *state = (const char *)sqlite3_column_text(st, 2);
 		char msg[640];
 		int e;
 
-		if (strcmp((const char *)sqlite3_column_text(st, 2), "mounted"))
-			continue; /* it starts with every device of the set */
 		e = famfs_mountq_devices((const char *)sqlite3_column_text(st, 1),
 					 FAMFS_IOC_ATTACH_DEVICES,
 					 (const char *const *)g->add_path,
 					 g->nadd, msg, sizeof(msg));
-		if (!e)
+		/* one not mounted (yet, or restarting) starts with every
+		 * device of the set; one still starting may have the old list
+		 * and took them above if it could
+		 */
+		if (!e || strcmp(state, "mounted"))
 			continue;
 		if (!master_host) {
 			/* nothing was written here: fail, the caller retries */
