@@ -10,8 +10,8 @@
  * runs (it holds the writer lock; the grow ioctl, docs/fuse.md), else
  * famfsd's master handle. A host that adopted the filesystem only checks
  * that the master has added the devices and gives them to its running
- * mounts. Every check runs before anything is written; the store change
- * is rolled back when the grow fails.
+ * mounts. Every check runs before anything is written; the set's new
+ * devices are recorded once the filesystem has them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -198,16 +198,25 @@ static int check_added(struct grow *g, struct api_resp *r)
 {
 	struct famfs_open_opts o = { .flags = FAMFS_OPEN_READ,
 		.host_name = famfsd.cfg.host_name };
+	const char *all[FAMFS_MAX_DEVICES];
 	struct famfs_err fe = { 0 };
 	struct famfs_fs *fs;
 	unsigned n = 0;
 	char **paths;
 	int e;
 
-	if (fs_device_paths(g->fs, &paths, &n))
-		return api_error(r, 500, "internal", "filesystem '%s' has no "
-				 "devices", g->fs);
-	e = famfs_open((const char *const *)paths, n, &o, &fs, &fe);
+	if (fs_device_paths(g->fs, &paths, &n) || n != g->ncur) {
+		if (paths)
+			fs_paths_free(paths, n);
+		return api_error(r, 500, "internal", "filesystem '%s' has %u "
+				 "device paths, its set %u devices", g->fs, n,
+				 g->ncur);
+	}
+	for (unsigned i = 0; i < n; i++)
+		all[i] = paths[i];
+	for (unsigned i = 0; i < g->nadd; i++)
+		all[n + i] = g->add_path[i];
+	e = famfs_open(all, n + g->nadd, &o, &fs, &fe);
 	fs_paths_free(paths, n);
 	if (!e) {
 		n = famfs_fs_ndevices(fs);
@@ -263,22 +272,16 @@ static int attach_clients(struct grow *g, bool master_host,
 	return ret;
 }
 
-static int grow_fs(struct grow *g, struct api_resp *r)
+/* The filesystem takes the devices (before the store: its handles open
+ * the set's recorded devices, which the new ones are not yet).
+ */
+static int grow_fs(struct grow *g, bool *master, struct api_resp *r)
 {
 	json_object *f = api_fs_json(g->fs, false);
-	bool master = f && !strcmp(api_str(f, "state"), "formatted");
-	int ret;
 
+	*master = f && !strcmp(api_str(f, "state"), "formatted");
 	json_object_put(f);
-	ret = master ? add_as_master(g, r) : check_added(g, r);
-	if (!ret)
-		fsview_drop(g->fs);  /* views reopen with every device */
-	if (!ret)
-		ret = attach_clients(g, master, r);
-	if (!ret)
-		log_info("sets/%s: filesystem '%s' grown by %s", g->set, g->fs,
-			 g->added);
-	return ret;
+	return *master ? add_as_master(g, r) : check_added(g, r);
 }
 
 int api_set_grow(struct api_req *q, struct api_resp *r, const char *name)
@@ -289,6 +292,7 @@ int api_set_grow(struct api_req *q, struct api_resp *r, const char *name)
 	struct grow g = { .set = name };
 	json_object *b, *o, *devs;
 	char fsname[64] = "";
+	bool master = false;
 	int ret;
 
 	if (!(b = api_body(q, f, r)))
@@ -316,10 +320,19 @@ int api_set_grow(struct api_req *q, struct api_resp *r, const char *name)
 				"grow it when the job is done", g.fs);
 	if (!ret)
 		ret = check_new(&g, r);
-	if (!ret)
-		ret = record(&g, r);
 	if (!ret && g.fs)
-		ret = grow_fs(&g, r);
+		ret = grow_fs(&g, &master, r);
+	if (!ret && (ret = record(&g, r)) && master)
+		api_error(r, 500, "internal", "filesystem '%s' was grown by %s "
+			  "but the set cannot record it: %s", g.fs, g.added,
+			  sqlite3_errmsg(famfsd.db));
+	if (!ret && g.fs) {
+		fsview_drop(g.fs);  /* views reopen with every device */
+		ret = attach_clients(&g, master, r);
+	}
+	if (!ret && g.fs)
+		log_info("sets/%s: filesystem '%s' grown by %s", name, g.fs,
+			 g.added);
 	for (unsigned i = 0; i < g.nadd; i++)
 		free(g.add_path[i]);
 	json_object_put(o);

@@ -1,10 +1,11 @@
 #!/bin/bash
 # apply_grow_unmounted: PATCH /v1/interleave-sets/{name} with no mount, on
 # two real famfsd (m0 formats, c1 adopts). famfsd's own master handle
-# appends the DEVICE_ADD entries; an adopting host that grows before the
-# master is refused (nothing is in the log yet) and later follows; a bad
-# device 2 of 2 changes nothing; new files are interleaved over every
-# device; a set without a filesystem just gets the devices.
+# (opened by the grow itself, after a restart) appends the DEVICE_ADD
+# entries; an adopting host that grows before the master is refused
+# (nothing is in the log yet) and later follows; a bad device 2 of 2
+# changes nothing; new files are interleaved over every device; a set
+# without a filesystem just gets the devices.
 source "$(dirname "$0")/lib.sh"
 start_host m0
 start_host c1
@@ -30,6 +31,9 @@ api c1 POST /v1/filesystems '{"name":"f","set":"s","adopt":true}'
 api m0 POST /v1/files '{"filesystem":"f","path":"/a.bin","size":"4MiB"}'
 [ "$STATUS" = 201 ] || fail "file a: $STATUS $BODY"
 n0=$(entries); total0=$(field m0 /v1/filesystems/f space.total)
+# a fresh famfsd holds no master handle yet: the grow opens one itself
+kill -TERM "${PIDS[m0]}"; wait "${PIDS[m0]}" 2>/dev/null
+start_host m0
 
 api c1 PATCH /v1/interleave-sets/s '{"devices":["e0","e1","e2"]}'
 [ "$STATUS" = 409 ] && grep -q "e2 is not part of filesystem 'f' yet .*grow the set on the filesystem's master host first" <<<"$BODY" \
