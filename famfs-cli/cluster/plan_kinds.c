@@ -243,14 +243,18 @@ static void plan_set_grow(struct planner *pl, size_t h, const struct cl_set *s,
 	}
 	for (size_t i = 0; i < a->ndevices; i++) {
 		const char *want = actual_name(pl, h, s->devices.v[i]);
+		char one[200];
 
 		if (strcmp(a->devices[i], want)) {
-			conflict(pl, h, "set %s has device %zu %s, the file puts "
-				 "%s there: devices keep their order, new ones "
-				 "go at the end", s->name, i, a->devices[i],
-				 want);
-			return;
+			snprintf(one, sizeof(one), "device %zu %s, the file puts "
+				 "%s there", i, a->devices[i], want);
+			list_add(gone, sizeof(gone), one);
 		}
+	}
+	if (*gone) {
+		conflict(pl, h, "set %s has %s: devices keep their order, new "
+			 "ones go at the end", s->name, gone);
+		return;
 	}
 	for (size_t i = a->ndevices; i < s->devices.n; i++) {
 		if (!member_available(pl, h, s->devices.v[i]))

@@ -143,7 +143,8 @@ grep -q "set pool has shm2, which the file leaves out: a set cannot shrink" <<<"
 run_cli 1 apply "$F"
 write_file shm0 shm1 shm3 shm2
 run_cli 2 diff "$F"
-grep -q "set pool has device 2 shm2, the file puts shm3 there" <<<"$OUT" || fail "reorder: $OUT"
+grep -q "set pool has device 2 shm2, the file puts shm3 there, device 3 shm3, the file puts shm2 there" <<<"$OUT" \
+	|| fail "reorder: $OUT"
 run_cli 1 apply "$F"
 [ "$before" = "$(snapshot m0 c1)" ] || fail "a refused apply changed a host"
 [ "$(entries)" = $((n0 + 3)) ] || fail "log entries: $(entries)"

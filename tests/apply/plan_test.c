@@ -403,7 +403,8 @@ static void set_grows_by_added_devices_and_never_shrinks(void **st)
 	assert_int_equal(p.n, 0);
 	assert_int_equal(p.nconflicts, 1);
 	assert_non_null(strstr(p.conflicts[0], "set s0 has device 0 e1, the "
-			       "file puts e0 there"));
+			       "file puts e0 there, device 1 e0, the file puts "
+			       "e1 there: devices keep their order"));
 	plan_free(&p);
 	states_clear(c, s);
 	cluster_free(c);
