@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /* libfamfs_mountq: see famfs_mountq.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
 #include "famfs_mountq.h"
 
@@ -82,4 +85,47 @@ int famfs_mountq_resolve(const char *path, char ***devs, unsigned *ndev,
 	*devs = d;
 	*ndev = (unsigned)n;
 	return 0;
+}
+
+int famfs_mountq_devices(const char *mountpoint, unsigned long cmd,
+			 const char *const *paths, unsigned n, char *msg,
+			 size_t msglen)
+{
+	struct famfs_ioc_devices *q = calloc(1, sizeof(*q));
+	size_t off = 0;
+	int fd, r;
+
+	if (!q)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		size_t len = strlen(paths[i]) + 1;
+
+		if (off + len > sizeof(q->paths)) {
+			snprintf(msg, msglen, "device paths longer than %d bytes "
+				 "in all", FAMFS_IOC_PATHS_MAX);
+			free(q);
+			return -E2BIG;
+		}
+		memcpy(q->paths + off, paths[i], len);
+		off += len;
+	}
+	q->ndev = n;
+	fd = open(mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(msg, msglen, "%s: %s", mountpoint, strerror(errno));
+		free(q);
+		return r;
+	}
+	if (ioctl(fd, cmd, q) < 0) {
+		r = -errno;
+		snprintf(msg, msglen, "%s: %s", mountpoint, r == -ENOTTY ?
+			 "not a famfs-fused mount that can grow" : strerror(-r));
+	} else {
+		r = q->result;
+		snprintf(msg, msglen, "%s", r ? q->msg : "");
+	}
+	close(fd);
+	free(q);
+	return r;
 }

@@ -26,4 +26,40 @@ int famfs_mountq_resolve(const char *path, char ***devs, unsigned *ndev,
 			 char **fs_path);
 void famfs_mountq_free(char **devs, unsigned ndev);
 
+/*
+ * Growing a mounted filesystem (docs/fuse.md "Devices added while
+ * mounted"): an ioctl on the mount's root directory, by the server's own
+ * user or root. The paths are this host's paths of the new devices, in
+ * index order, NUL-separated.
+ *   FAMFS_IOC_ADD_DEVICES     master mount: check all, then label each and
+ *                             append its DEVICE_ADD (famfs_devices_add())
+ *   FAMFS_IOC_ATTACH_DEVICES  client mount: open devices the master added
+ *                             (famfs_device_attach()) and replay on
+ * The answer is in result (0 or -errno) and msg.
+ */
+#include <linux/ioctl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FAMFS_IOC_PATHS_MAX 8192
+
+struct famfs_ioc_devices {
+	int32_t result;                  /* out */
+	uint32_t ndev;                   /* in */
+	char msg[640];                   /* out: what failed, naming it */
+	char paths[FAMFS_IOC_PATHS_MAX]; /* in: ndev NUL-terminated paths */
+};
+
+#define FAMFS_IOC_ADD_DEVICES    _IOWR('f', 0x41, struct famfs_ioc_devices)
+#define FAMFS_IOC_ATTACH_DEVICES _IOWR('f', 0x42, struct famfs_ioc_devices)
+
+/*
+ * famfs_mountq_devices() - send @cmd with @n device paths to the
+ * famfs-fused mount at @mountpoint. Returns 0 or -errno; a message naming
+ * what failed goes to @msg (@msglen bytes).
+ */
+int famfs_mountq_devices(const char *mountpoint, unsigned long cmd,
+			 const char *const *paths, unsigned n, char *msg,
+			 size_t msglen);
+
 #endif

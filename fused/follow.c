@@ -201,6 +201,12 @@ static void report_log(void)
 			  ls.tail_reason, (unsigned long long)ls.entries);
 		snprintf(fused.last_tail_reason, sizeof(fused.last_tail_reason),
 			 "%s", ls.tail_reason);
+	} else if (ls.tail_state == FAMFS_TAIL_WAITING &&
+		   strcmp(ls.tail_reason, fused.last_tail_reason)) {
+		fused_log("log: %s; famfsd gives this mount the device when "
+			  "its set grows on this host", ls.tail_reason);
+		snprintf(fused.last_tail_reason, sizeof(fused.last_tail_reason),
+			 "%s", ls.tail_reason);
 	} else if (ls.tail_state == FAMFS_TAIL_CLEAN) {
 		fused.last_tail_reason[0] = '\0';
 	}

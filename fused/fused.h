@@ -112,6 +112,9 @@ void fused_ops_write(struct fuse_lowlevel_ops *ops);
 void fused_read_committed(fuse_req_t req, struct famfs_node *n, size_t len,
 			  uint64_t off);
 
+/* grow.c: devices added while mounted (the FAMFS_IOC_* ioctls) */
+void fused_ops_grow(struct fuse_lowlevel_ops *ops);
+
 /* follow.c: the notifier (both mounts) and the follower (clients) */
 int fused_threads_start(void);
 void fused_threads_stop(void);

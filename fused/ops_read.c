@@ -30,6 +30,9 @@ static void op_init(void *ud, struct fuse_conn_info *conn)
 	conn->max_readahead = UINT32_MAX;    /* the kernel clamps it */
 	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
 		conn->want |= FUSE_CAP_PARALLEL_DIROPS;
+	/* famfsd grows the filesystem by an ioctl on the root (grow.c) */
+	if (conn->capable & FUSE_CAP_IOCTL_DIR)
+		conn->want |= FUSE_CAP_IOCTL_DIR;
 	/* files do not change under a client; nothing to re-validate */
 	conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
 	conn->time_gran = 1;

@@ -258,6 +258,7 @@ static int apply_device_add(struct famfs_fs *fs, const struct famfs_entry_hdr *h
 		return -ENOMEM;
 	}
 	fs->ndev++;
+	fs->missing_dev[0] = '\0';
 	notify(fs, h, NULL, NULL, NULL);
 	return 0;
 }

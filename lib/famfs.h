@@ -128,6 +128,8 @@ struct famfs_log_status {
 enum famfs_tail_state {
 	FAMFS_TAIL_CLEAN = 0,     /* zeros or end of log: nothing appended */
 	FAMFS_TAIL_TORN = 1,      /* a bad entry: torn append or corruption */
+	FAMFS_TAIL_WAITING = 2,   /* a DEVICE_ADD of a device not given: replay
+				   * goes on once famfs_device_attach() gives it */
 };
 
 /*
@@ -332,6 +334,28 @@ int famfs_unlink(struct famfs_fs *fs, const char *path, struct famfs_err *e);
  * it. Nothing is left on the device when it fails.
  */
 int famfs_device_add(struct famfs_fs *fs, const char *path, struct famfs_err *e);
+
+/*
+ * famfs_devices_add() - grow the filesystem by @n devices at once, in
+ * order: every device is checked first (exists, unlabeled, a multiple of
+ * 2 MiB of at least 4 MiB, not a device of the filesystem, not given
+ * twice; room in the log), so a bad one leaves the filesystem and all the
+ * others untouched. Then each is labeled and gets its DEVICE_ADD entry.
+ * Master only (-EROFS otherwise).
+ */
+int famfs_devices_add(struct famfs_fs *fs, const char *const *paths,
+		      unsigned n, struct famfs_err *e);
+
+/*
+ * famfs_device_attach() - tell a client or read-only open where a device
+ * that the master added (it carries this filesystem's label) is on this
+ * host. Replay waits at a DEVICE_ADD whose device was not given (log
+ * status FAMFS_TAIL_WAITING) and goes on at the next famfs_replay() after
+ * this. Attaching a device already attached is a no-op. The device is
+ * not checked against the log here: replay does that (uuid and index).
+ */
+int famfs_device_attach(struct famfs_fs *fs, const char *path,
+			struct famfs_err *e);
 
 /* Make a tombstone's space reusable once every live client is past it. */
 int famfs_reclaim(struct famfs_fs *fs);

@@ -163,6 +163,7 @@ int famfs_log_scan(struct famfs_fs *fs, struct famfs_err *e)
 	(void)e;
 	for (;;) {
 		int64_t len;
+		int r;
 
 		famfs_dev_invalidate(fs->dev[0], fs->sb.log_offset + fs->tail,
 				     sizeof(struct famfs_entry_hdr));
@@ -176,9 +177,20 @@ int famfs_log_scan(struct famfs_fs *fs, struct famfs_err *e)
 			classify_tail(fs, len, why);
 			return applied;
 		}
+		r = famfs_apply_entry(fs, (const void *)(fs->log + fs->tail),
+				      why, sizeof(why));
+		if (r == -ENODEV) {
+			/* a device this open was not given: wait here until
+			 * famfs_device_attach() gives it (skipping would lose
+			 * every file placed on it)
+			 */
+			fs->tail_state = FAMFS_TAIL_WAITING;
+			snprintf(fs->tail_reason, sizeof(fs->tail_reason),
+				 "waiting: %.140s", why);
+			return applied;
+		}
 		/* CRC-valid but meaningless: count it, keep in step */
-		if (famfs_apply_entry(fs, (const void *)(fs->log + fs->tail), why,
-				      sizeof(why)))
+		if (r)
 			famfs_log_note_skip(fs, fs->last_seq + 1, why);
 		fs->tail += (uint64_t)len;
 		fs->last_seq += famfs_entry_nseq((const void *)(fs->log + fs->tail - len));

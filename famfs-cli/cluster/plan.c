@@ -350,6 +350,9 @@ static size_t creator_of(const struct cluster *c, const struct plan_step *s)
 		return device_creator(c, d);
 	if (s->kind == PK_FILESYSTEM && (fs = cluster_filesystem(c, s->name)))
 		return host_index(c, fs->master);
+	for (size_t i = 0; s->kind == PK_SET && i < c->nfilesystems; i++)
+		if (!strcmp(c->filesystems[i].set, s->name))
+			return host_index(c, c->filesystems[i].master);
 	return SIZE_MAX;
 }
 

@@ -17,9 +17,10 @@
  * of other hosts that wait for it (adopting what it creates) are skipped.
  *
  * Each step is one or two famfsd API calls. What apply must not do (a set
- * that would have to change in place, a filesystem holding files that
- * --prune would delete without --force-delete-data, a CXL region famfsd
- * cannot create) is a conflict: listed, and apply changes nothing.
+ * that would lose or reorder devices: sets only grow; a filesystem
+ * holding files that --prune would delete without --force-delete-data; a
+ * CXL region famfsd cannot create) is a conflict: listed, and apply
+ * changes nothing.
  */
 #ifndef FAMFS_CLI_CLUSTER_PLAN_H
 #define FAMFS_CLI_CLUSTER_PLAN_H

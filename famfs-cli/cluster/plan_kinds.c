@@ -2,8 +2,10 @@
 /*
  * One function per kind of resource: what the file wants on host @h
  * against what that host's famfsd has. Objects famfsd cannot change in
- * place (devices, sets, filesystems) are conflicts when they differ;
- * mounts are replaced (unmount, mount again); the policy is updated.
+ * place (devices, filesystems; a set except by growing) are conflicts
+ * when they differ; a set given devices at the end grows (and its
+ * filesystem with it); mounts are replaced (unmount, mount again); the
+ * policy is updated.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -173,16 +175,105 @@ void plan_regions(struct planner *pl, size_t h)
 
 /* ---- sets and filesystems ------------------------------------------------ */
 
-static bool same_devices(struct planner *pl, size_t h, const struct cl_set *s,
-			 const struct st_set *a)
+/* The filesystem the file puts on set @set, or NULL. */
+static const struct cl_filesystem *fs_on_set(const struct cluster *c,
+					     const char *set)
 {
-	if (a->ndevices != s->devices.n)
+	for (size_t i = 0; i < c->nfilesystems; i++)
+		if (!strcmp(c->filesystems[i].set, set))
+			return &c->filesystems[i];
+	return NULL;
+}
+
+/* Append ", NAME" to a list being built in @buf. */
+static void list_add(char *buf, size_t len, const char *name)
+{
+	size_t n = strlen(buf);
+
+	if (n + strlen(name) + 8 < len)
+		snprintf(buf + n, len - n, "%s%s", n ? ", " : "", name);
+}
+
+static bool member_available(struct planner *pl, size_t h, const char *name);
+
+/* The set's devices are the file's first ones, in order. */
+static bool same_prefix(struct planner *pl, size_t h, const struct cl_set *s,
+			const struct st_set *a)
+{
+	if (a->ndevices > s->devices.n)
 		return false;
 	for (size_t i = 0; i < a->ndevices; i++)
 		if (!a->devices[i] ||
 		    strcmp(a->devices[i], actual_name(pl, h, s->devices.v[i])))
 			return false;
 	return true;
+}
+
+/*
+ * A set that exists on @h with other devices than the file names. A set
+ * only grows: the file's list must be the set's, in order, then new
+ * devices (a grow step: PATCH with the whole list; the filesystem's
+ * master appends the DEVICE_ADD entries, the other hosts follow). A
+ * device left out or moved is a conflict naming exactly those devices.
+ */
+static void plan_set_grow(struct planner *pl, size_t h, const struct cl_set *s,
+			  const struct st_set *a)
+{
+	const struct cl_filesystem *fs = fs_on_set(pl->c, s->name);
+	char gone[512] = "", added[512] = "";
+	json_object *body, *devs;
+	struct plan_step *st;
+
+	for (size_t i = 0; i < a->ndevices; i++) {
+		bool kept = false;
+
+		for (size_t j = 0; j < s->devices.n && !kept; j++)
+			kept = a->devices[i] && !strcmp(a->devices[i],
+					actual_name(pl, h, s->devices.v[j]));
+		if (!kept)
+			list_add(gone, sizeof(gone), a->devices[i] ?
+				 a->devices[i] : "?");
+	}
+	if (*gone) {
+		conflict(pl, h, "set %s has %s, which the file leaves out: a set "
+			 "cannot shrink (%s)", s->name, gone, fs ?
+			 "a device never leaves the filesystem on it" :
+			 "delete it and create it again");
+		return;
+	}
+	for (size_t i = 0; i < a->ndevices; i++) {
+		const char *want = actual_name(pl, h, s->devices.v[i]);
+		char one[200];
+
+		if (strcmp(a->devices[i], want)) {
+			snprintf(one, sizeof(one), "device %zu %s, the file puts "
+				 "%s there", i, a->devices[i], want);
+			list_add(gone, sizeof(gone), one);
+		}
+	}
+	if (*gone) {
+		conflict(pl, h, "set %s has %s: devices keep their order, new "
+			 "ones go at the end", s->name, gone);
+		return;
+	}
+	for (size_t i = a->ndevices; i < s->devices.n; i++) {
+		if (!member_available(pl, h, s->devices.v[i]))
+			return; /* waits for that device: see its conflict */
+		list_add(added, sizeof(added), s->devices.v[i]);
+	}
+	body = json_object_new_object();
+	devs = json_object_new_array();
+	for (size_t i = 0; i < s->devices.n; i++)
+		json_object_array_add(devs, json_object_new_string(
+			actual_name(pl, h, s->devices.v[i])));
+	json_object_object_add(body, "devices", devs);
+	st = step(pl, PLAN_UPDATE, PK_SET, h, s->name,
+		  fs && host_index(pl->c, fs->master) != h,
+		  "(grow by %s%s)", added, !fs ? "" :
+		  host_index(pl->c, fs->master) == h ?
+		  "; the master adds them to the filesystem online" :
+		  "; after the master, mounts here follow");
+	call(pl, st, "PATCH", body, "/v1/interleave-sets/%s", s->name);
 }
 
 /* Whether host @h has (or this plan creates) set member @name: emulated
@@ -214,17 +305,16 @@ void plan_sets(struct planner *pl, size_t h)
 		if (!set_on_host(pl->c, s, h))
 			continue;
 		if (a) {
-			if (!same_devices(pl, h, s, a))
-				conflict(pl, h, "set %s has other devices than "
-					 "the file names; famfsd cannot change "
-					 "a set in place", s->name);
-			else if (s->chunk && a->chunk != s->chunk)
+			if (s->chunk && a->chunk != s->chunk)
 				conflict(pl, h, "set %s has chunk %s, the file "
 					 "says %s", s->name, sz(a->chunk, b1),
 					 sz(s->chunk, b2));
 			else if (s->strips && a->strips != s->strips)
 				conflict(pl, h, "set %s has %u strips, the file "
 					 "says %u", s->name, a->strips, s->strips);
+			else if (a->ndevices != s->devices.n ||
+				 !same_prefix(pl, h, s, a))
+				plan_set_grow(pl, h, s, a);
 			continue;
 		}
 		for (j = 0; j < s->devices.n; j++)

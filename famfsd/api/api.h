@@ -92,6 +92,12 @@ int api_events(struct api_req *q, struct api_resp *r);
 /* Shared lookups (api/common.c). */
 json_object *api_device_json(const char *name);     /* NULL if absent */
 json_object *api_set_json(const char *name);
+/* A device that may join a set: exists, online, in no set, a usable size
+ * (0, or -1 with the error in @r).
+ */
+int api_set_check_device(const char *dev, struct api_resp *r);
+/* PATCH /v1/interleave-sets/{name}: grow the set (set_grow.c). */
+int api_set_grow(struct api_req *q, struct api_resp *r, const char *name);
 json_object *api_fs_json(const char *name, bool with_space);
 json_object *api_mount_json(const char *name);
 /* Policy defaults from the kv table. */

@@ -42,7 +42,8 @@ static void add_space(json_object *o, const char *name)
 	jset_int(l, "used_bytes", (int64_t)ls.used_bytes);
 	jset_int(l, "size_bytes", (int64_t)ls.size_bytes);
 	jset_int(l, "last_seq", (int64_t)ls.last_seq);
-	jset_str(l, "tail", ls.tail_state == FAMFS_TAIL_CLEAN ? "clean" : "torn");
+	jset_str(l, "tail", ls.tail_state == FAMFS_TAIL_CLEAN ? "clean" :
+		 ls.tail_state == FAMFS_TAIL_WAITING ? "waiting" : "torn");
 	json_object_object_add(o, "log", l);
 }
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-/* /v1/interleave-sets: N devices, a chunk (multiple of 2 MiB), strips. */
+/* /v1/interleave-sets: N devices, a chunk (multiple of 2 MiB), strips.
+ * Growing one (PATCH) is set_grow.c.
+ */
 #include <stdio.h>
 #include <string.h>
 
@@ -62,7 +64,7 @@ static int list(struct api_resp *r)
 }
 
 /* One device of a new set: exists, online, free, a usable size. */
-static int check_device(const char *dev, struct api_resp *r)
+int api_set_check_device(const char *dev, struct api_resp *r)
 {
 	json_object *d = api_device_json(dev), *set;
 	int ret = 0;
@@ -145,7 +147,7 @@ static int create(struct api_req *q, struct api_resp *r)
 				return api_error(r, 400, "invalid_value",
 						 "device '%s' is named twice",
 						 json_object_get_string(d));
-		if (check_device(json_object_get_string(d), r))
+		if (api_set_check_device(json_object_get_string(d), r))
 			return -1;
 	}
 	st = store_prep(famfsd.db, "INSERT INTO interleave_sets(name,chunk,"
@@ -213,6 +215,8 @@ int api_sets(struct api_req *q, struct api_resp *r)
 	q->route = "/v1/interleave-sets/{name}";
 	if (api_is(q, "DELETE"))
 		return delete(r, q->seg[2]);
+	if (api_is(q, "PATCH"))
+		return api_set_grow(q, r, q->seg[2]);
 	if (!api_is(q, "GET"))
 		return api_method_not_allowed(q, r);
 	o = api_set_json(q->seg[2]);

@@ -352,6 +352,64 @@ static void changed_set_is_a_conflict_not_a_step(void **st)
 	cluster_free(c);
 }
 
+/* The set on h0 as famfsd reports it, with devices @devs (JSON list). */
+static void set_states(struct host_state s[2], const char *devs)
+{
+	char sets[512];
+
+	snprintf(sets, sizeof(sets), "{\"items\":[{\"name\":\"s0\","
+		 "\"devices\":%s,\"chunk\":2097152,\"strips\":2,"
+		 "\"filesystem\":\"fs0\"}]}", devs);
+	small_states(s, NULL, extra_devices, sets, applied_fs,
+		     applied_mounts);
+}
+
+static void set_grows_by_added_devices_and_never_shrinks(void **st)
+{
+	struct cluster *c = load_text("small.yaml", small_yaml);
+	struct plan_opts o = { 0 };
+	struct host_state s[2];
+	struct plan p;
+
+	(void)st;
+	/* the file adds e1 at the end: one grow step naming it */
+	set_states(s, "[\"e0\"]");
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.nconflicts, 0);
+	assert_int_equal(p.n, 1);
+	assert_string_equal(step_str(c, &p, 0), "update set s0 on h0");
+	assert_non_null(strstr(p.steps[0].detail, "grow by e1"));
+	assert_string_equal(p.steps[0].calls[0].method, "PATCH");
+	assert_string_equal(p.steps[0].calls[0].path, "/v1/interleave-sets/s0");
+	assert_string_equal(json_object_to_json_string_ext(
+		p.steps[0].calls[0].body, JSON_C_TO_STRING_PLAIN),
+		"{\"devices\":[\"e0\",\"e1\"]}");
+	plan_free(&p);
+	states_clear(c, s);
+
+	/* the file leaves out e9: a conflict naming exactly e9, no step */
+	set_states(s, "[\"e0\",\"e1\",\"e9\"]");
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.n, 0);
+	assert_int_equal(p.nconflicts, 1);
+	assert_non_null(strstr(p.conflicts[0], "set s0 has e9, which the file "
+			       "leaves out: a set cannot shrink"));
+	plan_free(&p);
+	states_clear(c, s);
+
+	/* the same devices in another order: a conflict naming them */
+	set_states(s, "[\"e1\",\"e0\"]");
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.n, 0);
+	assert_int_equal(p.nconflicts, 1);
+	assert_non_null(strstr(p.conflicts[0], "set s0 has device 0 e1, the "
+			       "file puts e0 there, device 1 e0, the file puts "
+			       "e1 there: devices keep their order"));
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+}
+
 static void changed_mount_is_replaced(void **st)
 {
 	static const char moved[] =
@@ -647,6 +705,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(prune_refuses_filesystem_holding_files),
 		cmocka_unit_test(prune_force_deletes_in_reverse_dependency_order),
 		cmocka_unit_test(changed_set_is_a_conflict_not_a_step),
+		cmocka_unit_test(set_grows_by_added_devices_and_never_shrinks),
 		cmocka_unit_test(changed_mount_is_replaced),
 		cmocka_unit_test(failed_mount_is_a_note_not_a_change),
 		cmocka_unit_test(policy_update_sends_only_what_differs),
