@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -16,6 +17,45 @@ static uint64_t num(json_object *o, const char *path)
 	return v ? (uint64_t)json_object_get_int64(v) : 0;
 }
 
+static void sample(json_object *job, struct progress_sample *s)
+{
+	s->bytes_done = num(job, "progress.bytes_done");
+	s->bytes_total = num(job, "progress.bytes_total");
+	s->files_done = num(job, "progress.files_done");
+	s->files_total = num(job, "progress.files_total");
+}
+
+/* famfsd's "2026-12-03T06:00:00Z" as seconds since the epoch; -1 if absent. */
+static double api_time(json_object *job, const char *key)
+{
+	json_object *v = famfs_json_path(job, key);
+	struct tm tm = { 0 };
+	const char *end;
+
+	if (!v || !json_object_is_type(v, json_type_string))
+		return -1;
+	end = strptime(json_object_get_string(v), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return end && !*end ? (double)timegm(&tm) : -1;
+}
+
+/* The end of a job: its totals and average rate, then its state. */
+static int job_ended(struct progress_view *v, json_object *job, int64_t id,
+		     const char *state)
+{
+	double started = api_time(job, "started"), finished = api_time(job, "finished");
+	json_object *e = famfs_json_path(job, "error");
+	struct progress_sample s;
+
+	sample(job, &s);
+	/* famfsd stamps whole seconds: the job took finished - started */
+	progress_finish(v, &s, state, started >= 0 && finished >= started ?
+			finished - started : 0, 1);
+	fprintf(stderr, "job %lld %s%s%s\n", (long long)id, state,
+		e && *json_object_get_string(e) ? ": " : "",
+		e ? json_object_get_string(e) : "");
+	return !strcmp(state, "succeeded") ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}
+
 /* Poll the job twice a second, draw its progress, exit by its end state. */
 int cli_job_wait(struct famfs_client *cl, int64_t id, const char *label)
 {
@@ -26,30 +66,26 @@ int cli_job_wait(struct famfs_client *cl, int64_t id, const char *label)
 	snprintf(path, sizeof(path), "/v1/jobs/%lld", (long long)id);
 	for (;;) {
 		json_object *job = NULL, *st;
+		struct progress_sample s;
+		const char *state;
 		char *err = NULL;
 		long status;
-		const char *state;
 
 		if (famfs_client_request(cl, "GET", path, NULL, &status, &job, &err)) {
 			cli_error("job", "%s: %s", famfs_client_endpoint(cl), err ? err : "failed");
 			free(err);
 			return CLI_EXIT_FAIL;
 		}
-		state = json_object_object_get_ex(job, "state", &st) ? json_object_get_string(st) : "?";
-		bool end = strcmp(state, "queued") && strcmp(state, "running");
+		state = json_object_object_get_ex(job, "state", &st) ?
+			json_object_get_string(st) : "?";
+		if (strcmp(state, "queued") && strcmp(state, "running")) {
+			int rc = job_ended(&v, job, id, state);
 
-		progress_show(&v, num(job, "progress.bytes_done"), num(job, "progress.bytes_total"),
-			      num(job, "progress.files_done"), num(job, "progress.files_total"), end);
-		if (end) {
-			json_object *e = famfs_json_path(job, "error");
-			int rc = !strcmp(state, "succeeded") ? CLI_EXIT_OK : CLI_EXIT_FAIL;
-
-			fprintf(stderr, "job %lld %s%s%s\n", (long long)id, state,
-			       e && *json_object_get_string(e) ? ": " : "",
-			       e ? json_object_get_string(e) : "");
 			json_object_put(job);
 			return rc;
 		}
+		sample(job, &s);
+		progress_show(&v, &s);
 		json_object_put(job);
 		usleep(500000);
 	}
