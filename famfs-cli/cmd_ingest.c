@@ -240,11 +240,11 @@ int cmd_ingest(int argc, char **argv)
 			}
 			break;
 		case 'h': ingest_usage(stdout); return CLI_EXIT_OK;
-		default: ingest_usage(stderr); return CLI_EXIT_USAGE;
+		default: cli_usage_error("ingest", ingest_usage); return CLI_EXIT_USAGE;
 		}
 	}
 	if (optind + 2 != argc) {
-		ingest_usage(stderr);
+		cli_usage_error("ingest", ingest_usage);
 		return CLI_EXIT_USAGE;
 	}
 	c.src = argv[optind];
