@@ -97,7 +97,8 @@ $CLI fsck -o json "$W/d0" "$W/d1" >"$W/j"
 [ "$(json_get "$W/j" clean)" = True ] && ok "fsck -o json: clean" || bad "fsck -o json: $(cat "$W/j")"
 
 # short usage on a usage error; the whole text with --help
-for c in fsck ls log getmap clients create mkdir rm cat mkfs mkemul adddev validate get describe job ingest apply diff; do
+for c in fsck ls log getmap clients create mkdir rm cat mkfs mkemul adddev mount umount \
+	 validate get describe job ingest apply diff; do
 	want=2; [ $c = fsck ] && want=16
 	run $want "$c --bogus-option" "$CLI" $c --bogus-option || continue
 	n=$(grep -vc "unrecognized option" "$W/err")
