@@ -22,10 +22,62 @@ CMD(ingest); CMD(job); CMD(adddev);
 #define CLI_EXIT_FAIL 1
 #define CLI_EXIT_USAGE 2
 
-enum cli_output { CLI_OUT_HUMAN = 0, CLI_OUT_JSON, CLI_OUT_YAML, CLI_OUT_TABLE };
+/* Output formats; a command accepts a set of them (CLI_OUT(JSON) | ...). */
+enum cli_output {
+	CLI_OUT_HUMAN = 0,	/* a command's own text (offline commands) */
+	CLI_OUT_TABLE,
+	CLI_OUT_WIDE,		/* the table with more columns */
+	CLI_OUT_NAME,		/* one KIND/NAME a line */
+	CLI_OUT_JSON,
+	CLI_OUT_YAML,
+	CLI_OUT_COUNT
+};
+#define CLI_OUT(f) (1u << CLI_OUT_##f)
+/* what every read command offers */
+#define CLI_OUTS_READ (CLI_OUT(TABLE) | CLI_OUT(WIDE) | CLI_OUT(NAME) | \
+		       CLI_OUT(JSON) | CLI_OUT(YAML))
 
-/* Parse "-o" values; returns 0 or -1 after printing what was wrong. */
-int cli_parse_output(const char *cmd, const char *arg, enum cli_output *out);
+/* How a read command prints: -o and --no-headers. */
+struct cli_view {
+	enum cli_output out;
+	bool no_headers;
+};
+
+/*
+ * cli_parse_output() - the -o value @arg among the formats @valid (a mask
+ * of CLI_OUT()). Returns 0 and *@out, or -1 after an error naming @arg and
+ * the valid formats (the caller exits with its usage code).
+ */
+int cli_parse_output(const char *cmd, const char *arg, unsigned valid,
+		     enum cli_output *out);
+
+/* What a list looks like as a table (cli_output.c). */
+struct cli_table {
+	const char *kind;	/* -o name prints KIND/NAME; NULL: NAME only */
+	const char *name_key;	/* the NAME of an item; NULL: "name" */
+	const char *const *cols; /* "HEADER=key.path" (see famfs_print_table);
+				  * "+HEADER=key" only with -o wide */
+	int ncols;
+};
+
+/*
+ * cli_print() - print a read command's answer as @v asks: @obj as JSON or
+ * YAML, @items (an array of objects; NULL: @obj as the only row) as a
+ * table, wide table or names, per @t. CLI_OUT_HUMAN prints the table (the
+ * commands with their own human text handle it before).
+ */
+struct json_object;
+void cli_print(const struct cli_view *v, struct json_object *obj,
+	       struct json_object *items, const struct cli_table *t);
+
+/*
+ * cli_usage_error() - the short usage after a usage error: the synopsis
+ * (the help text up to its first blank line) and "see 'famfs-cli CMD
+ * --help'", on stderr. The caller exits with its usage code.
+ */
+void cli_usage_error(const char *cmd, void (*usage)(FILE *f));
+void cli_usage_error_text(const char *cmd, const char *usage);
+
 /*
  * cli_parse_uint() - the value of numeric option @opt ("--evict"): decimal
  * digits only, at most @max. Returns 0 and *@out, or -1 after an error
@@ -67,8 +119,6 @@ struct famfs_fs *cli_open_fs(const char *cmd, const struct cli_devices *d,
  * "dev<N>" when @fs is NULL).
  */
 struct json_object *cli_map_json(struct famfs_fs *fs, const struct famfs_fmap *m);
-/* Print @o pretty on stdout and drop it. */
-void cli_print_json(struct json_object *o);
 /* Parse an octal mode; -1 on a bad one. */
 long cli_parse_mode(const char *s);
 

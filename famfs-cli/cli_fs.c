@@ -54,7 +54,7 @@ int cli_parse_device_args(const char *cmd, int argc, char **argv,
 			usage(stdout);
 			return 1;
 		default:
-			usage(stderr);
+			cli_usage_error(cmd, usage);
 			return -1;
 		}
 	}

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* JSON shapes shared by commands (getmap, log, fsck). */
+/* JSON shapes shared by commands (getmap, log). */
 #include <stdlib.h>
 
 #include "cli.h"
@@ -32,13 +32,6 @@ struct json_object *cli_map_json(struct famfs_fs *fs, const struct famfs_fmap *m
 	}
 	json_object_object_add(o, il ? "strips" : "extents", arr);
 	return o;
-}
-
-void cli_print_json(struct json_object *o)
-{
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-					    JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(o);
 }
 
 long cli_parse_mode(const char *s)

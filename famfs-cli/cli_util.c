@@ -17,23 +17,6 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int cli_parse_output(const char *cmd, const char *arg, enum cli_output *out)
-{
-	static const struct { const char *name; enum cli_output v; } m[] = {
-		{ "human", CLI_OUT_HUMAN }, { "json", CLI_OUT_JSON },
-		{ "yaml", CLI_OUT_YAML }, { "table", CLI_OUT_TABLE },
-	};
-
-	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
-		if (!strcmp(arg, m[i].name)) {
-			*out = m[i].v;
-			return 0;
-		}
-	cli_error(cmd, "unknown output format '%s' (human, json, yaml, table)",
-		  arg);
-	return -1;
-}
-
 int cli_parse_uint(const char *cmd, const char *opt, const char *arg,
 		   uint64_t max, uint64_t *out)
 {

@@ -11,7 +11,8 @@ static void adddev_usage(FILE *f)
 		"Add NEWDEV (unformatted, a multiple of 2 MiB) to the filesystem on\n"
 		"DEV... as its next device: it is labeled, then a DEVICE_ADD log entry\n"
 		"makes every host see it. New files are interleaved over it too; every\n"
-		"later open (mounts, tools) must be given it. Run as the master.\n");
+		"later open (mounts, tools) must be given it. Run as the master.\n\n"
+		"Exit status: 0 done, 1 failed, 2 usage error.\n");
 }
 
 int cmd_adddev(int argc, char **argv)
@@ -25,7 +26,7 @@ int cmd_adddev(int argc, char **argv)
 	if (c)
 		return c > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	if (optind + 1 != argc) {
-		adddev_usage(stderr);
+		cli_usage_error("adddev", adddev_usage);
 		return CLI_EXIT_USAGE;
 	}
 	struct famfs_fs *fs = cli_open_fs("adddev", &devs, FAMFS_OPEN_MASTER, host);

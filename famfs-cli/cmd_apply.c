@@ -25,6 +25,7 @@ static void apply_usage(FILE *f)
 		"\n"
 		"Make the hosts of a cluster file (docs/cluster-yaml.md) match it:\n"
 		"devices, regions, interleave sets, filesystems, mounts, datasets.\n"
+		"FILE - reads the standard input.\n"
 		"\n"
 		"  --dry-run             print the plan, change nothing\n"
 		"  --prune               also delete what the hosts have and the\n"
@@ -193,9 +194,9 @@ int cmd_apply(int argc, char **argv)
 			wait = false;
 			break;
 		case 'o':
-			if (cli_parse_output("apply", optarg, &out) < 0 ||
-			    (out != CLI_OUT_HUMAN && out != CLI_OUT_JSON)) {
-				apply_usage(stderr);
+			if (cli_parse_output("apply", optarg, CLI_OUT(HUMAN) |
+					     CLI_OUT(JSON), &out) < 0) {
+				cli_usage_error("apply", apply_usage);
 				return CLI_EXIT_USAGE;
 			}
 			break;
@@ -203,13 +204,13 @@ int cmd_apply(int argc, char **argv)
 			apply_usage(stdout);
 			return CLI_EXIT_OK;
 		default:
-			apply_usage(stderr);
+			cli_usage_error("apply", apply_usage);
 			return CLI_EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
 		cli_error("apply", "give exactly one cluster file");
-		apply_usage(stderr);
+		cli_usage_error("apply", apply_usage);
 		return CLI_EXIT_USAGE;
 	}
 	if (po.force_delete_data && !po.prune) {

@@ -9,7 +9,8 @@
 static void cat_usage(FILE *f)
 {
 	fprintf(f, "usage: famfs-cli cat -d DEV... PATH\n\n"
-		"Write the bytes of PATH in the filesystem on DEV... to stdout.\n");
+		"Write the bytes of PATH in the filesystem on DEV... to stdout.\n\n"
+		"Exit status: 0 printed, 1 failed, 2 usage error.\n");
 }
 
 int cmd_cat(int argc, char **argv)
@@ -22,7 +23,7 @@ int cmd_cat(int argc, char **argv)
 	if (c)
 		return c > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	if (optind + 1 != argc) {
-		cat_usage(stderr);
+		cli_usage_error("cat", cat_usage);
 		return CLI_EXIT_USAGE;
 	}
 	struct famfs_fs *fs = cli_open_fs("cat", &devs, FAMFS_OPEN_READ, host);

@@ -9,20 +9,29 @@
 static void clients_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: famfs-cli clients -d DEV... [--evict SLOT] [-o human|json]\n\n"
+		"usage: famfs-cli clients -d DEV... [--evict SLOT] [-o FORMAT] [--no-headers]\n\n"
 		"List the client slots: who replays the log and how far. Deleted\n"
 		"files' space is reused only once every live client is past the\n"
-		"delete; --evict SLOT stops waiting for a client that is gone.\n");
+		"delete; --evict SLOT stops waiting for a client that is gone.\n"
+		"  -o, --output FORMAT  table (default; human is the same), wide,\n"
+		"                       name (slot/N), json, yaml\n"
+		"  --no-headers         no header line in table and wide output\n\n"
+		"Exit status: 0 listed (and evicted), 1 the devices cannot be\n"
+		"opened or the eviction failed, 2 usage error.\n");
 }
 
 int cmd_clients(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "evict", required_argument, NULL, 'e' },
-		{ "output", required_argument, NULL, 'o' }, CLI_DEVICE_OPTIONS, { 0 }
+		{ "output", required_argument, NULL, 'o' },
+		{ "no-headers", no_argument, NULL, 'N' }, CLI_DEVICE_OPTIONS, { 0 }
 	};
+	const struct cli_table table = { "slot", "slot",
+		(const char *const[]){ "SLOT=slot", "STATE=state", "HOST=host",
+			"REPLAYED=replayed_seq", "+HEARTBEAT_NS=heartbeat_ns" }, 5 };
 	struct cli_devices devs = { 0 };
-	enum cli_output out = CLI_OUT_HUMAN;
+	struct cli_view view = { .out = CLI_OUT_TABLE };
 	const char *host = NULL;
 	long evict = -1;
 	uint32_t slot;
@@ -36,11 +45,18 @@ int cmd_clients(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			evict = slot;
 			break;
-		case 'o': if (cli_parse_output("clients", optarg, &out)) return CLI_EXIT_USAGE; break;
+		case 'o':
+			if (cli_parse_output("clients", optarg, CLI_OUT(HUMAN) |
+					     CLI_OUTS_READ, &view.out)) {
+				cli_usage_error("clients", clients_usage);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case 'N': view.no_headers = true; break;
 		case 'd': if (cli_devices_add("clients", &devs, optarg)) return CLI_EXIT_USAGE; break;
 		case 'H': host = optarg; break;
 		case 'h': clients_usage(stdout); return CLI_EXIT_OK;
-		default: clients_usage(stderr); return CLI_EXIT_USAGE;
+		default: cli_usage_error("clients", clients_usage); return CLI_EXIT_USAGE;
 		}
 	}
 	/* evicting writes the slot table: open as master (the writer) */
@@ -63,28 +79,21 @@ int cmd_clients(int argc, char **argv)
 		}
 	}
 	n = famfs_slots(fs, s, FAMFS_MAX_SLOTS);
-	if (out == CLI_OUT_JSON) {
-		struct json_object *arr = json_object_new_array();
+	struct json_object *arr = json_object_new_array();
 
-		for (int i = 0; i < n; i++) {
-			struct json_object *o = json_object_new_object();
+	for (int i = 0; i < n; i++) {
+		struct json_object *o = json_object_new_object();
 
-			json_object_object_add(o, "slot", json_object_new_int((int)s[i].index));
-			json_object_object_add(o, "state", json_object_new_string(
-				s[i].state == FAMFS_SLOT_LIVE ? "live" : "evicted"));
-			json_object_object_add(o, "host", json_object_new_string(s[i].host_name));
-			json_object_object_add(o, "replayed_seq", json_object_new_uint64(s[i].replayed_seq));
-			json_object_object_add(o, "heartbeat_ns", json_object_new_uint64(s[i].heartbeat_ns));
-			json_object_array_add(arr, o);
-		}
-		cli_print_json(arr);
-	} else {
-		printf("%-5s %-8s %-24s %s\n", "SLOT", "STATE", "HOST", "REPLAYED");
-		for (int i = 0; i < n; i++)
-			printf("%-5u %-8s %-24s %" PRIu64 "\n", s[i].index,
-			       s[i].state == FAMFS_SLOT_LIVE ? "live" : "evicted",
-			       s[i].host_name, s[i].replayed_seq);
+		json_object_object_add(o, "slot", json_object_new_int((int)s[i].index));
+		json_object_object_add(o, "state", json_object_new_string(
+			s[i].state == FAMFS_SLOT_LIVE ? "live" : "evicted"));
+		json_object_object_add(o, "host", json_object_new_string(s[i].host_name));
+		json_object_object_add(o, "replayed_seq", json_object_new_uint64(s[i].replayed_seq));
+		json_object_object_add(o, "heartbeat_ns", json_object_new_uint64(s[i].heartbeat_ns));
+		json_object_array_add(arr, o);
 	}
+	cli_print(&view, arr, arr, &table);
+	json_object_put(arr);
 	famfs_close(fs);
 	return rc;
 }

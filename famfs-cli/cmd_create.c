@@ -23,7 +23,8 @@ static void create_usage(FILE *f)
 		"  -m, --mode MODE     octal permissions (default 0644)\n"
 		"  -u, --uid UID  -g, --gid GID   owner (default 0:0)\n"
 		"  -H, --host-name NAME  this host's identity (default $FAMFS_HOST_NAME\n"
-		"                        or the hostname; must be the fs's master)\n");
+		"                        or the hostname; must be the fs's master)\n\n"
+		"Exit status: 0 done, 1 failed, 2 usage error.\n");
 }
 
 /* Read all of @fd into memory (stdin has no size to allocate by). */
@@ -139,11 +140,11 @@ int cmd_create(int argc, char **argv)
 		case 'd': if (cli_devices_add("create", &devs, optarg)) return CLI_EXIT_USAGE; break;
 		case 'H': host = optarg; break;
 		case 'h': create_usage(stdout); return CLI_EXIT_OK;
-		default: create_usage(stderr); return CLI_EXIT_USAGE;
+		default: cli_usage_error("create", create_usage); return CLI_EXIT_USAGE;
 		}
 	}
 	if (optind + 1 != argc || (!have_size && !from)) {
-		create_usage(stderr);
+		cli_usage_error("create", create_usage);
 		return CLI_EXIT_USAGE;
 	}
 	/* Check the source before the filesystem is touched. */

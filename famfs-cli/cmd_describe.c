@@ -8,11 +8,18 @@
 #include "client/cmdline.h"
 
 static const char usage[] =
-"usage: famfs-cli describe KIND [NAME...] [-o yaml|json|table] [--host ENDPOINT]\n"
+"usage: famfs-cli describe KIND [NAME...] [-o FORMAT] [--host ENDPOINT]\n"
+"\n"
+"Show one resource from famfsd in full:\n"
 "  host\n"
 "  device NAME | set NAME | filesystem NAME | mount NAME\n"
 "  file FILESYSTEM PATH | job ID\n"
-"  Default output is YAML; -o json is the API's object unchanged.\n";
+"  -o, --output FORMAT  yaml (default), json (the API's object unchanged),\n"
+"                       table, wide, name\n"
+"  --no-headers         no header line in table and wide output\n"
+"\n"
+"Exit status: 0 shown, 1 famfsd could not be asked or has no such\n"
+"resource, 2 usage error.\n";
 
 struct describe_kind {
 	const char *name, *alias, *prefix;
@@ -33,17 +40,20 @@ int cmd_describe(int argc, char **argv);
 int cmd_describe(int argc, char **argv)
 {
 	static const char *const cols[] = { "NAME=name", "STATE=state" };
+	static const struct cli_table table = { NULL, "name", cols, 2 };
 	const struct describe_kind *k = NULL;
 	struct client_opts o;
 	json_object *out = NULL;
 	char path[8192];
 	int r;
 
-	r = client_parse_opts("describe", argc, argv, CLI_OUT_YAML, usage, &o);
+	r = client_parse_opts("describe", argc, argv, CLI_OUT_YAML,
+			      CLI_OUTS_READ, usage, &o);
 	if (r)
 		return r > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	if (o.argc < 1) {
-		fputs(usage, stderr);
+		cli_error("describe", "which KIND?");
+		cli_usage_error_text("describe", usage);
 		return CLI_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -56,7 +66,7 @@ int cmd_describe(int argc, char **argv)
 		else
 			cli_error("describe", "'%s' takes %d argument%s", k->name,
 				  k->nargs, k->nargs == 1 ? "" : "s");
-		fputs(usage, stderr);
+		cli_usage_error_text("describe", usage);
 		return CLI_EXIT_USAGE;
 	}
 	if (k->nargs == 0)
@@ -69,9 +79,7 @@ int cmd_describe(int argc, char **argv)
 	r = client_get("describe", &o, path, &out);
 	if (r)
 		return r;
-	if (o.out == CLI_OUT_HUMAN)
-		o.out = CLI_OUT_YAML;
-	client_print(&o, out, NULL, cols, 2);
+	cli_print(&o.view, out, NULL, &table);
 	json_object_put(out);
 	return CLI_EXIT_OK;
 }

@@ -22,7 +22,7 @@ static void diff_usage(FILE *f)
 		"usage: famfs-cli diff [--prune [--force-delete-data]] [-o json] FILE\n"
 		"\n"
 		"Show what 'famfs-cli apply FILE' would change on every host of\n"
-		"the cluster file. Nothing is changed.\n"
+		"the cluster file (- : the standard input). Nothing is changed.\n"
 		"\n"
 		"  --prune               include the deletes apply --prune would do\n"
 		"  --force-delete-data   ... also of filesystems holding files\n"
@@ -59,9 +59,9 @@ int cmd_diff(int argc, char **argv)
 			po.force_delete_data = true;
 			break;
 		case 'o':
-			if (cli_parse_output("diff", optarg, &out) < 0 ||
-			    (out != CLI_OUT_HUMAN && out != CLI_OUT_JSON)) {
-				diff_usage(stderr);
+			if (cli_parse_output("diff", optarg, CLI_OUT(HUMAN) |
+					     CLI_OUT(JSON), &out) < 0) {
+				cli_usage_error("diff", diff_usage);
 				return DIFF_EXIT_ERROR;
 			}
 			break;
@@ -69,13 +69,13 @@ int cmd_diff(int argc, char **argv)
 			diff_usage(stdout);
 			return CLI_EXIT_OK;
 		default:
-			diff_usage(stderr);
+			cli_usage_error("diff", diff_usage);
 			return DIFF_EXIT_ERROR;
 		}
 	}
 	if (optind != argc - 1) {
 		cli_error("diff", "give exactly one cluster file");
-		diff_usage(stderr);
+		cli_usage_error("diff", diff_usage);
 		return DIFF_EXIT_ERROR;
 	}
 	if (cluster_run_prepare("diff", argv[optind], &po, &run) < 0) {

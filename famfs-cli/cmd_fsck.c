@@ -14,11 +14,15 @@
 static void fsck_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: famfs-cli fsck [-o human|json] [-q] DEV...\n"
-		"       famfs-cli fsck [-o human|json] [-q] MOUNTPOINT\n\n"
+		"usage: famfs-cli fsck [-o FORMAT] [--no-headers] [-q] DEV...\n"
+		"       famfs-cli fsck [-o FORMAT] [--no-headers] [-q] MOUNTPOINT\n\n"
 		"Check the device labels, both superblocks, the log header, every\n"
 		"log entry (CRC, sequence) and that no file maps overlap or leave the\n"
 		"data area. Read-only: safe on a mounted filesystem.\n\n"
+		"  -o, --output FORMAT  human (default), table / wide / name (the\n"
+		"                       findings), json / yaml (summary and findings)\n"
+		"  --no-headers         no header line in table and wide output\n"
+		"  -q, --quiet          human output without the info findings\n\n"
 		"exit status: 0 no errors (warnings, e.g. a torn last entry after a\n"
 		"crash, may be printed), 4 errors found, 8 the check could not run,\n"
 		"16 usage error.\n");
@@ -36,7 +40,7 @@ static void on_finding(void *arg, enum famfs_fsck_severity sev, const char *chec
 	static const char *const names[] = { "info", "warning", "error" };
 	struct fsck_out *o = arg;
 
-	if (o->out == CLI_OUT_JSON) {
+	if (o->out != CLI_OUT_HUMAN) {
 		struct json_object *f = json_object_new_object();
 
 		json_object_object_add(f, "severity", json_object_new_string(names[sev]));
@@ -52,25 +56,38 @@ int cmd_fsck(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "no-headers", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	const struct cli_table table = { "finding", "check",
+		(const char *const[]){ "SEVERITY=severity", "CHECK=check",
+				       "MESSAGE=message" }, 3 };
 	struct fsck_out o = { 0 };
+	struct cli_view view = { 0 };
 	struct famfs_fsck_result res;
 	struct famfs_err e = { 0 };
 	int c, r, rc;
 
 	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o': if (cli_parse_output("fsck", optarg, &o.out)) return FSCK_EXIT_USAGE; break;
+		case 'o':
+			if (cli_parse_output("fsck", optarg, CLI_OUT(HUMAN) |
+					     CLI_OUTS_READ, &o.out)) {
+				cli_usage_error("fsck", fsck_usage);
+				return FSCK_EXIT_USAGE;
+			}
+			break;
+		case 'N': view.no_headers = true; break;
 		case 'q': o.quiet = true; break;
 		case 'h': fsck_usage(stdout); return FSCK_EXIT_CLEAN;
-		default: fsck_usage(stderr); return FSCK_EXIT_USAGE;
+		default: cli_usage_error("fsck", fsck_usage); return FSCK_EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
-		fsck_usage(stderr);
+		cli_error("fsck", "no device or mountpoint given");
+		cli_usage_error("fsck", fsck_usage);
 		return FSCK_EXIT_USAGE;
 	}
 	struct cli_devices devs = { 0 };
@@ -90,7 +107,7 @@ int cmd_fsck(int argc, char **argv)
 	r = famfs_fsck(devs.paths, devs.n, on_finding, &o, &res, &e);
 	json_object_put(keep);
 	rc = r ? FSCK_EXIT_FAILED : res.errors ? FSCK_EXIT_ERRORS : FSCK_EXIT_CLEAN;
-	if (o.out == CLI_OUT_JSON) {
+	if (o.out != CLI_OUT_HUMAN) {
 		struct json_object *j = json_object_new_object();
 
 		json_object_object_add(j, "clean", json_object_new_boolean(rc == 0));
@@ -100,7 +117,9 @@ int cmd_fsck(int argc, char **argv)
 		json_object_object_add(j, "files", json_object_new_uint64(res.files));
 		json_object_object_add(j, "directories", json_object_new_uint64(res.dirs));
 		json_object_object_add(j, "findings", o.findings);
-		cli_print_json(j);
+		view.out = o.out;
+		cli_print(&view, j, o.findings, &table);
+		json_object_put(j);
 	} else {
 		json_object_put(o.findings);
 		printf("%s: %u error(s), %u warning(s)\n",

@@ -11,8 +11,28 @@
 static void print_human(const char *path, uint64_t size, const struct famfs_fmap *m,
 			struct famfs_fs *fs, const char *const *names);
 
+static const struct cli_table table = { NULL, "device",
+	(const char *const[]){ "DEVICE=device", "OFFSET=offset", "LENGTH=length",
+		"+INDEX=device_index" }, 4 };
+
+/* Anything but -o human: @o (json, yaml) or its strips or extents. */
+static void print_view(const struct cli_view *v, struct json_object *o)
+{
+	struct json_object *map, *items = NULL;
+
+	if (json_object_object_get_ex(o, "map", &map) &&
+	    !json_object_object_get_ex(map, "strips", &items))
+		json_object_object_get_ex(map, "extents", &items);
+	if (!items)
+		items = json_object_new_array();
+	else
+		json_object_get(items);
+	cli_print(v, o, items, &table);
+	json_object_put(items);
+}
+
 /* getmap of a path in a mount: the server's user.famfs.map. */
-static int getmap_mounted(const char *path, enum cli_output out)
+static int getmap_mounted(const char *path, const struct cli_view *view)
 {
 	struct json_object *o = cli_mount_xattr_json(path, "user.famfs.map"), *map, *v;
 	const char *names[FAMFS_MAX_EXTENTS];
@@ -23,8 +43,9 @@ static int getmap_mounted(const char *path, enum cli_output out)
 		json_object_put(o);
 		return CLI_EXIT_FAIL;
 	}
-	if (out == CLI_OUT_JSON) {
-		cli_print_json(o);
+	if (view->out != CLI_OUT_HUMAN) {
+		print_view(view, o);
+		json_object_put(o);
 		return CLI_EXIT_OK;
 	}
 	struct famfs_map_dev devs[FAMFS_MAX_DEVICES];
@@ -75,22 +96,27 @@ static void print_human(const char *path, uint64_t size, const struct famfs_fmap
 static void getmap_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: famfs-cli getmap [-o human|json] -d DEV [-d DEV...] PATH\n"
-		"       famfs-cli getmap [-o human|json] MOUNTED-PATH\n\n"
+		"usage: famfs-cli getmap [-o FORMAT] -d DEV [-d DEV...] PATH\n"
+		"       famfs-cli getmap [-o FORMAT] MOUNTED-PATH\n\n"
 		"Print the map of PATH (a path inside the filesystem on DEV...), or of\n"
 		"a file in a famfs mount (asked of the FUSE server, no devices needed):\n"
 		"an extent list or one interleave descriptor. With -o json:\n"
 		"{\"path\",\"size\",\"map\":{\"type\":\"interleave\",\"chunk\",\"strips\":[\n"
-		"{\"device\",\"offset\",\"length\"}]}} or {\"type\":\"extents\",\"extents\":[...]}.\n");
+		"{\"device\",\"offset\",\"length\"}]}} or {\"type\":\"extents\",\"extents\":[...]}.\n\n"
+		"  -o, --output FORMAT  human (default), table / wide / name (the\n"
+		"                       strips or extents), json, yaml\n"
+		"  --no-headers         no header line in table and wide output\n\n"
+		"Exit status: 0 printed, 1 no such file or no map, 2 usage error.\n");
 }
 
 int cmd_getmap(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' }, CLI_DEVICE_OPTIONS, { 0 }
+		{ "output", required_argument, NULL, 'o' },
+		{ "no-headers", no_argument, NULL, 'N' }, CLI_DEVICE_OPTIONS, { 0 }
 	};
 	struct cli_devices devs = { 0 };
-	enum cli_output out = CLI_OUT_HUMAN;
+	struct cli_view view = { 0 };
 	const char *host = NULL;
 	struct famfs_fs *fs;
 	struct famfs_node *n;
@@ -98,19 +124,27 @@ int cmd_getmap(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "o:d:H:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o': if (cli_parse_output("getmap", optarg, &out)) return CLI_EXIT_USAGE; break;
+		case 'o':
+			if (cli_parse_output("getmap", optarg, CLI_OUT(HUMAN) |
+					     CLI_OUTS_READ, &view.out)) {
+				cli_usage_error("getmap", getmap_usage);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case 'N': view.no_headers = true; break;
 		case 'd': if (cli_devices_add("getmap", &devs, optarg)) return CLI_EXIT_USAGE; break;
 		case 'H': host = optarg; break;
 		case 'h': getmap_usage(stdout); return CLI_EXIT_OK;
-		default: getmap_usage(stderr); return CLI_EXIT_USAGE;
+		default: cli_usage_error("getmap", getmap_usage); return CLI_EXIT_USAGE;
 		}
 	}
 	if (optind + 1 != argc) {
-		getmap_usage(stderr);
+		cli_error("getmap", "give one PATH");
+		cli_usage_error("getmap", getmap_usage);
 		return CLI_EXIT_USAGE;
 	}
 	if (!devs.n)
-		return getmap_mounted(argv[optind], out);
+		return getmap_mounted(argv[optind], &view);
 	fs = cli_open_fs("getmap", &devs, FAMFS_OPEN_READ, host);
 	if (!fs)
 		return CLI_EXIT_FAIL;
@@ -127,14 +161,15 @@ int cmd_getmap(int argc, char **argv)
 
 	famfs_node_attr(n, &a);
 	famfs_node_path(n, path, sizeof(path));
-	if (out == CLI_OUT_JSON) {
+	if (view.out != CLI_OUT_HUMAN) {
 		struct json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "path", json_object_new_string(path));
 		json_object_object_add(o, "size", json_object_new_uint64(a.size));
 		json_object_object_add(o, "alloc_bytes", json_object_new_uint64(a.alloc_bytes));
 		json_object_object_add(o, "map", cli_map_json(fs, m));
-		cli_print_json(o);
+		print_view(&view, o);
+		json_object_put(o);
 	} else {
 		print_human(path, a.size, m, fs, NULL);
 	}

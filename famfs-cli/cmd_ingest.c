@@ -36,7 +36,12 @@ static void ingest_usage(FILE *f)
 		"  -t, --threads N        parallel copies (default: number of CPUs)\n"
 		"  -v, --verify           re-read every file from famfs and compare\n"
 		"  -c, --on-change P      source file changed since ingested: keep\n"
-		"                         (report, default), replace, or fail\n");
+		"                         (report, default), replace, or fail\n\n"
+		"Progress goes to stderr: a bar on a terminal, a line every 10 s\n"
+		"otherwise; \"planning…\" until the tree is counted; the last line\n"
+		"gives the average rate over the job's wall time.\n\n"
+		"Exit status: 0 copied (or, without --wait, the job started), 1 the\n"
+		"copy or the job failed, 2 usage error.\n");
 }
 
 struct ingest_cmd {
@@ -57,24 +62,33 @@ static void on_signal(int sig)
 
 struct offline_run {
 	struct ingest_progress prog;
+	const char *how;	/* how the copy ended, set before done */
 	atomic_bool done;
 };
+
+static void take_sample(struct offline_run *r, struct progress_sample *s)
+{
+	s->bytes_done = atomic_load(&r->prog.bytes_done);
+	s->bytes_total = atomic_load(&r->prog.bytes_total);
+	s->files_done = atomic_load(&r->prog.files_done);
+	s->files_total = atomic_load(&r->prog.files_total);
+}
 
 static void *show_progress(void *arg)
 {
 	struct offline_run *r = arg;
 	struct progress_view v;
+	struct progress_sample s;
+	double started = progress_now();
 
 	progress_init(&v, "ingest");
 	while (!atomic_load(&r->done)) {
-		progress_show(&v, atomic_load(&r->prog.bytes_done),
-			      atomic_load(&r->prog.bytes_total),
-			      atomic_load(&r->prog.files_done),
-			      atomic_load(&r->prog.files_total), false);
+		take_sample(r, &s);
+		progress_show(&v, &s);
 		usleep(100000);
 	}
-	progress_show(&v, atomic_load(&r->prog.bytes_done), atomic_load(&r->prog.bytes_total),
-		      atomic_load(&r->prog.files_done), atomic_load(&r->prog.files_total), true);
+	take_sample(r, &s);
+	progress_finish(&v, &s, r->how, progress_now() - started, 0);
 	return NULL;
 }
 
@@ -116,6 +130,7 @@ static int ingest_offline(struct ingest_cmd *c)
 		cli_error("ingest", "cannot start the progress thread: progress "
 			  "is not shown");
 	r = ingest_run(&o, &plan, &sink, &man, &run.prog, &res);
+	run.how = r ? "failed" : "done";
 	atomic_store(&run.done, true);
 	if (shown)
 		pthread_join(t, NULL);
@@ -175,6 +190,7 @@ static int ingest_daemon(struct ingest_cmd *c)
 	int64_t id = json_object_object_get_ex(out, "id", &idj) ? json_object_get_int64(idj) : -1;
 
 	printf("ingest job %lld started on %s\n", (long long)id, famfs_client_endpoint(cl));
+	fflush(stdout); /* before the progress on stderr, on a pipe too */
 	json_object_put(out);
 	r = c->wait ? cli_job_wait(cl, id, "ingest") : CLI_EXIT_OK;
 	famfs_client_close(cl);
@@ -224,11 +240,11 @@ int cmd_ingest(int argc, char **argv)
 			}
 			break;
 		case 'h': ingest_usage(stdout); return CLI_EXIT_OK;
-		default: ingest_usage(stderr); return CLI_EXIT_USAGE;
+		default: cli_usage_error("ingest", ingest_usage); return CLI_EXIT_USAGE;
 		}
 	}
 	if (optind + 2 != argc) {
-		ingest_usage(stderr);
+		cli_usage_error("ingest", ingest_usage);
 		return CLI_EXIT_USAGE;
 	}
 	c.src = argv[optind];

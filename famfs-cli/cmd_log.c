@@ -9,9 +9,15 @@
 static void log_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: famfs-cli log [-o human|json] DEV...\n\n"
+		"usage: famfs-cli log [-o FORMAT] [--no-headers] DEV...\n\n"
 		"Print every valid log entry (seq, type, offset, time, path, map),\n"
-		"then where the valid log ends and why.\n");
+		"then where the valid log ends and why.\n"
+		"  -o, --output FORMAT  human (default), table / wide / name (the\n"
+		"                       entries; name: their seq), json / yaml\n"
+		"                       (the entries, used bytes, tail state)\n"
+		"  --no-headers         no header line in table and wide output\n\n"
+		"Exit status: 0 printed (a torn tail is reported, not an error),\n"
+		"1 the devices cannot be opened, 2 usage error.\n");
 }
 
 struct log_out {
@@ -110,7 +116,7 @@ static int on_entry(void *arg, uint64_t off, const struct famfs_entry_hdr *h)
 	struct log_out *lo = arg;
 	struct json_object *o = entry_json(off, h);
 
-	if (lo->out == CLI_OUT_JSON) {
+	if (lo->out != CLI_OUT_HUMAN) {
 		json_object_array_add(lo->arr, o);
 		return 0;
 	}
@@ -130,9 +136,15 @@ int cmd_log(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "no-headers", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	const struct cli_table table = { NULL, "seq",
+		(const char *const[]){ "SEQ=seq", "TYPE=type", "OFFSET=offset",
+			"PATH=path", "SIZE=~size", "+LENGTH=length",
+			"+LOGGED_NS=logged_ns", "+MAP=map.type" }, 8 };
+	struct cli_view view = { 0 };
 	struct log_out lo = { 0 };
 	struct cli_devices devs = { 0 };
 	struct famfs_log_status st;
@@ -140,16 +152,24 @@ int cmd_log(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o': if (cli_parse_output("log", optarg, &lo.out)) return CLI_EXIT_USAGE; break;
+		case 'o':
+			if (cli_parse_output("log", optarg, CLI_OUT(HUMAN) |
+					     CLI_OUTS_READ, &lo.out)) {
+				cli_usage_error("log", log_usage);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case 'N': view.no_headers = true; break;
 		case 'h': log_usage(stdout); return CLI_EXIT_OK;
-		default: log_usage(stderr); return CLI_EXIT_USAGE;
+		default: cli_usage_error("log", log_usage); return CLI_EXIT_USAGE;
 		}
 	}
 	for (int i = optind; i < argc; i++)
 		if (cli_devices_add("log", &devs, argv[i]))
 			return CLI_EXIT_USAGE;
 	if (!devs.n) {
-		log_usage(stderr);
+		cli_error("log", "no device given");
+		cli_usage_error("log", log_usage);
 		return CLI_EXIT_USAGE;
 	}
 	struct famfs_fs *fs = cli_open_fs("log", &devs, FAMFS_OPEN_READ, NULL);
@@ -159,7 +179,7 @@ int cmd_log(int argc, char **argv)
 	lo.arr = json_object_new_array();
 	famfs_log_walk(fs, on_entry, &lo);
 	famfs_log_status(fs, &st);
-	if (lo.out == CLI_OUT_JSON) {
+	if (lo.out != CLI_OUT_HUMAN) {
 		struct json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "entries", lo.arr);
@@ -170,7 +190,9 @@ int cmd_log(int argc, char **argv)
 		if (st.tail_state != FAMFS_TAIL_CLEAN)
 			json_object_object_add(o, "tail_reason",
 					       json_object_new_string(st.tail_reason));
-		cli_print_json(o);
+		view.out = lo.out;
+		cli_print(&view, o, lo.arr, &table);
+		json_object_put(o);
 	} else {
 		json_object_put(lo.arr);
 		printf("-- %" PRIu64 " entries, %" PRIu64 " of %" PRIu64 " bytes; tail %s%s%s\n",

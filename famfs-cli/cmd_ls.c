@@ -11,10 +11,16 @@
 static void ls_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: famfs-cli ls -d DEV... [-R] [-o human|json] [PATH]\n\n"
+		"usage: famfs-cli ls -d DEV... [-R] [-o FORMAT] [--no-headers] [PATH]\n\n"
 		"List PATH (default /) of the filesystem on DEV...: mode, owner,\n"
 		"size, allocated bytes, mtime and name.\n"
-		"  -R, --recursive   list subdirectories too\n");
+		"  -R, --recursive      list subdirectories too\n"
+		"  -o, --output FORMAT  human (default, ls -l like), table, wide,\n"
+		"                       name (the paths), json / yaml (PATH with\n"
+		"                       all it holds, as a tree)\n"
+		"  --no-headers         no header line in table and wide output\n\n"
+		"Exit status: 0 listed, 1 no such path or the devices cannot be\n"
+		"opened, 2 usage error.\n");
 }
 
 static void print_node(struct famfs_node *n, const char *prefix)
@@ -66,7 +72,22 @@ static int by_name(const void *a, const void *b)
 		      famfs_node_name(*(struct famfs_node *const *)b));
 }
 
-static void list_dir(struct famfs_node *dir, const char *prefix, bool recursive)
+/* @n as a row of -o table/wide/name: its attributes and path. */
+static void add_row(struct json_object *rows, struct famfs_node *n,
+		    const char *prefix)
+{
+	struct json_object *o = node_json(n, false);
+	char path[FAMFS_PATH_MAX + 2];
+
+	snprintf(path, sizeof(path), "%s%s%s", prefix, famfs_node_name(n),
+		 famfs_node_is_dir(n) ? "/" : "");
+	json_object_object_add(o, "path", json_object_new_string(path));
+	json_object_array_add(rows, o);
+}
+
+/* Print @dir's entries sorted by name, or add them to @rows. */
+static void list_dir(struct famfs_node *dir, const char *prefix, bool recursive,
+		     struct json_object *rows)
 {
 	char sub[FAMFS_PATH_MAX + 2];
 	struct famfs_node **kids = NULL;
@@ -88,10 +109,13 @@ static void list_dir(struct famfs_node *dir, const char *prefix, bool recursive)
 	for (size_t i = 0; i < n; i++) {
 		struct famfs_node *c = kids[i];
 
-		print_node(c, prefix);
+		if (rows)
+			add_row(rows, c, prefix);
+		else
+			print_node(c, prefix);
 		if (recursive && famfs_node_is_dir(c)) {
 			snprintf(sub, sizeof(sub), "%s%s/", prefix, famfs_node_name(c));
-			list_dir(c, sub, true);
+			list_dir(c, sub, true, rows);
 		}
 	}
 	free(kids);
@@ -101,10 +125,15 @@ int cmd_ls(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "recursive", no_argument, NULL, 'R' },
-		{ "output", required_argument, NULL, 'o' }, CLI_DEVICE_OPTIONS, { 0 }
+		{ "output", required_argument, NULL, 'o' },
+		{ "no-headers", no_argument, NULL, 'N' }, CLI_DEVICE_OPTIONS, { 0 }
 	};
+	const struct cli_table table = { NULL, "path",
+		(const char *const[]){ "TYPE=type", "MODE=%mode", "UID=uid",
+			"GID=gid", "SIZE=~size", "PATH=path", "+ALLOC=~alloc_bytes",
+			"+MTIME_NS=mtime_ns" }, 8 };
 	struct cli_devices devs = { 0 };
-	enum cli_output out = CLI_OUT_HUMAN;
+	struct cli_view view = { 0 };
 	const char *host = NULL, *path = "/";
 	bool recursive = false;
 	int c;
@@ -112,12 +141,24 @@ int cmd_ls(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "Ro:d:H:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'R': recursive = true; break;
-		case 'o': if (cli_parse_output("ls", optarg, &out)) return CLI_EXIT_USAGE; break;
+		case 'o':
+			if (cli_parse_output("ls", optarg, CLI_OUT(HUMAN) |
+					     CLI_OUTS_READ, &view.out)) {
+				cli_usage_error("ls", ls_usage);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case 'N': view.no_headers = true; break;
 		case 'd': if (cli_devices_add("ls", &devs, optarg)) return CLI_EXIT_USAGE; break;
 		case 'H': host = optarg; break;
 		case 'h': ls_usage(stdout); return CLI_EXIT_OK;
-		default: ls_usage(stderr); return CLI_EXIT_USAGE;
+		default: cli_usage_error("ls", ls_usage); return CLI_EXIT_USAGE;
 		}
+	}
+	if (optind < argc - 1) {
+		cli_error("ls", "one PATH at most");
+		cli_usage_error("ls", ls_usage);
+		return CLI_EXIT_USAGE;
 	}
 	if (optind < argc)
 		path = argv[optind];
@@ -132,12 +173,25 @@ int cmd_ls(int argc, char **argv)
 		famfs_close(fs);
 		return CLI_EXIT_FAIL;
 	}
-	if (out == CLI_OUT_JSON)
-		cli_print_json(node_json(n, true));
-	else if (famfs_node_is_dir(n))
-		list_dir(n, "", recursive);
-	else
+	if (view.out == CLI_OUT_JSON || view.out == CLI_OUT_YAML) {
+		struct json_object *tree = node_json(n, true);
+
+		cli_print(&view, tree, NULL, &table);
+		json_object_put(tree);
+	} else if (view.out != CLI_OUT_HUMAN) {
+		struct json_object *rows = json_object_new_array();
+
+		if (famfs_node_is_dir(n))
+			list_dir(n, "", recursive, rows);
+		else
+			add_row(rows, n, "");
+		cli_print(&view, rows, rows, &table);
+		json_object_put(rows);
+	} else if (famfs_node_is_dir(n)) {
+		list_dir(n, "", recursive, NULL);
+	} else {
 		print_node(n, "");
+	}
 	famfs_close(fs);
 	return CLI_EXIT_OK;
 }

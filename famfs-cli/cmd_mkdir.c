@@ -12,7 +12,8 @@ static void mkdir_usage(FILE *f)
 	fprintf(f,
 		"usage: famfs-cli mkdir -d DEV... [-p] [-m MODE] [-u UID] [-g GID] PATH...\n\n"
 		"Create directories in the filesystem on DEV... (as its master).\n"
-		"  -p, --parents   create missing parents, no error if it exists\n");
+		"  -p, --parents   create missing parents, no error if it exists\n\n"
+		"Exit status: 0 done, 1 failed, 2 usage error.\n");
 }
 
 /* mkdir -p: every missing prefix of @path, then @path. */
@@ -83,11 +84,11 @@ int cmd_mkdir(int argc, char **argv)
 		case 'd': if (cli_devices_add("mkdir", &devs, optarg)) return CLI_EXIT_USAGE; break;
 		case 'H': host = optarg; break;
 		case 'h': mkdir_usage(stdout); return CLI_EXIT_OK;
-		default: mkdir_usage(stderr); return CLI_EXIT_USAGE;
+		default: cli_usage_error("mkdir", mkdir_usage); return CLI_EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
-		mkdir_usage(stderr);
+		cli_usage_error("mkdir", mkdir_usage);
 		return CLI_EXIT_USAGE;
 	}
 	struct famfs_fs *fs = cli_open_fs("mkdir", &devs, FAMFS_OPEN_MASTER, host);

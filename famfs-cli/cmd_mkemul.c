@@ -13,7 +13,8 @@ static void mkemul_usage(FILE *f)
 		"of 2 MiB, e.g. 256MiB, 1G), allocated now. Put them on tmpfs or\n"
 		"hugetlbfs for memory speed; several processes (\"hosts\") can map\n"
 		"the same file, as they would share one CXL memory device.\n"
-		"An existing PATH is refused.\n");
+		"An existing PATH is refused.\n\n"
+		"Exit status: 0 created, 1 failed, 2 usage error.\n");
 }
 
 int cmd_mkemul(int argc, char **argv)
@@ -38,12 +39,12 @@ int cmd_mkemul(int argc, char **argv)
 			mkemul_usage(stdout);
 			return CLI_EXIT_OK;
 		default:
-			mkemul_usage(stderr);
+			cli_usage_error("mkemul", mkemul_usage);
 			return CLI_EXIT_USAGE;
 		}
 	}
 	if (!size || optind >= argc) {
-		mkemul_usage(stderr);
+		cli_usage_error("mkemul", mkemul_usage);
 		return CLI_EXIT_USAGE;
 	}
 	for (int i = optind; i < argc; i++) {

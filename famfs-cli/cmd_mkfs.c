@@ -17,7 +17,8 @@ static void mkfs_usage(FILE *f)
 		"  -m, --master NAME     the master host (default: this host)\n"
 		"  -s, --slots N         client slots (default 64, max 256)\n"
 		"  -f, --force           overwrite an existing famfs filesystem\n"
-		"  -h, --help\n");
+		"  -h, --help\n\n"
+		"Exit status: 0 done, 1 failed, 2 usage error.\n");
 }
 
 int cmd_mkfs(int argc, char **argv)
@@ -53,11 +54,11 @@ int cmd_mkfs(int argc, char **argv)
 			break;
 		case 'f': o.force = true; break;
 		case 'h': mkfs_usage(stdout); return CLI_EXIT_OK;
-		default: mkfs_usage(stderr); return CLI_EXIT_USAGE;
+		default: cli_usage_error("mkfs", mkfs_usage); return CLI_EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
-		mkfs_usage(stderr);
+		cli_usage_error("mkfs", mkfs_usage);
 		return CLI_EXIT_USAGE;
 	}
 	if (famfs_mkfs((const char *const *)argv + optind, (unsigned)(argc - optind),

@@ -32,12 +32,15 @@ _Static_assert(FAMFS_IOC_NAME_MAX == FAMFS_NAME_MAX, "name limits differ");
 static const char usage[] =
 "usage: famfs-cli mount --kernel [--client] DEVICE... MOUNTPOINT\n"
 "       famfs-cli mount --replay MOUNTPOINT\n"
+"\n"
 "  --kernel   mount the filesystem on DEVICE... (fsdax /dev/pmemN, all of\n"
 "             its devices, in any order) with the famfs kernel module and\n"
 "             replay the log into it (master: read-write)\n"
 "  --client   mount read-only, as a client host\n"
 "  --replay   add what was logged since MOUNTPOINT was mounted (deletes\n"
-"             take effect at the next mount)\n";
+"             take effect at the next mount)\n"
+"\n"
+"Exit status: 0 mounted or replayed, 1 failed, 2 usage error.\n";
 
 struct replay_count {
 	unsigned dirs;
@@ -316,7 +319,7 @@ int cmd_mount(int argc, char **argv)
 		case 'c': client = true; break;
 		case 'r': replay = true; break;
 		case 'h': fputs(usage, stdout); return CLI_EXIT_OK;
-		default: fputs(usage, stderr); return CLI_EXIT_USAGE;
+		default: cli_usage_error_text("mount", usage); return CLI_EXIT_USAGE;
 		}
 	}
 	argc -= optind;
@@ -329,6 +332,6 @@ int cmd_mount(int argc, char **argv)
 	if (!kernel && !replay)
 		cli_error("mount", "only --kernel mounts are made here; FUSE "
 			  "mounts are famfs-fused's");
-	fputs(usage, stderr);
+	cli_usage_error_text("mount", usage);
 	return CLI_EXIT_USAGE;
 }

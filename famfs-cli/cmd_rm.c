@@ -10,7 +10,8 @@ static void rm_usage(FILE *f)
 		"usage: famfs-cli rm -d DEV... PATH...\n\n"
 		"Delete files or empty directories from the filesystem on DEV... (as\n"
 		"its master). Each delete appends a tombstone to the log; the space\n"
-		"is reused once every live client has replayed past it.\n");
+		"is reused once every live client has replayed past it.\n\n"
+		"Exit status: 0 done, 1 failed, 2 usage error.\n");
 }
 
 int cmd_rm(int argc, char **argv)
@@ -23,7 +24,7 @@ int cmd_rm(int argc, char **argv)
 	if (c)
 		return c > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	if (optind >= argc) {
-		rm_usage(stderr);
+		cli_usage_error("rm", rm_usage);
 		return CLI_EXIT_USAGE;
 	}
 	struct famfs_fs *fs = cli_open_fs("rm", &devs, FAMFS_OPEN_MASTER, host);

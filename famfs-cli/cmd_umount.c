@@ -14,7 +14,9 @@
 
 static const char usage[] =
 "usage: famfs-cli umount MOUNTPOINT\n"
-"  unmounts a famfs kernel mount (refuses other filesystems)\n";
+"\n"
+"Unmount a famfs kernel mount (other filesystems are refused).\n"
+"Exit status: 0 unmounted, 1 failed, 2 usage error.\n";
 
 /* Is @path (canonical) a mount point of type famfs? */
 static bool is_famfs_mount(const char *path)
@@ -43,7 +45,7 @@ int cmd_umount(int argc, char **argv)
 		return CLI_EXIT_OK;
 	}
 	if (argc != 2 || argv[1][0] == '-') {
-		fputs(usage, stderr);
+		cli_usage_error_text("umount", usage);
 		return CLI_EXIT_USAGE;
 	}
 	if (!realpath(argv[1], path)) {

@@ -49,13 +49,17 @@ static void usage(FILE *f)
 		if (commands[i].fn)
 			fprintf(f, "  %-10s %s\n", commands[i].name,
 				commands[i].summary);
-	fprintf(f, "\n'famfs-cli <command> --help' describes each command.\n");
+	fprintf(f, "\n'famfs-cli <command> --help' describes each command and its\n"
+		"exit status: 0 success, 1 failure, 2 usage error unless the\n"
+		"command says otherwise (fsck: 0, 4, 8, 16; diff: 0 no changes,\n"
+		"1 changes, 2 error).\n");
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		usage(stderr);
+		fprintf(stderr, "usage: famfs-cli <command> [options] [args]\n"
+			"see 'famfs-cli --help'\n");
 		return CLI_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
@@ -70,7 +74,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].fn && !strcmp(commands[i].name, argv[1]))
 			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "famfs-cli: unknown command '%s'\n\n", argv[1]);
-	usage(stderr);
+	fprintf(stderr, "famfs-cli: unknown command '%s'\n"
+		"usage: famfs-cli <command> [options] [args]\n"
+		"see 'famfs-cli --help'\n", argv[1]);
 	return CLI_EXIT_USAGE;
 }

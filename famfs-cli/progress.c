@@ -15,15 +15,12 @@ double progress_now(void)
 
 void progress_init(struct progress_view *v, const char *label)
 {
-	v->tty = isatty(2);
-	v->started = progress_now();
-	v->last_print = 0;
-	v->label = label;
-	v->have_base = false;
-	v->base_bytes = 0;
+	*v = (struct progress_view){ .tty = isatty(2), .label = label };
+	/* what the caller printed on stdout comes first, even on a pipe */
+	fflush(stdout);
 }
 
-static void human(double b, char *out, size_t len)
+void progress_human(double b, char *out, size_t len)
 {
 	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
 	int i = 0;
@@ -35,34 +32,60 @@ static void human(double b, char *out, size_t len)
 	snprintf(out, len, i ? "%.1f %s" : "%.0f %s", b, u[i]);
 }
 
-void progress_show(struct progress_view *v, uint64_t bytes_done,
-		   uint64_t bytes_total, uint64_t files_done, uint64_t files_total,
-		   bool final)
+static bool total_known(const struct progress_sample *s)
 {
-	double now = progress_now(), el = now - v->started;
-	double rate;
+	return s->bytes_total || s->files_total;
+}
 
+static void say_planning(struct progress_view *v)
+{
+	if (v->said_planning)
+		return;
+	v->said_planning = true;
+	if (v->tty) {
+		fprintf(stderr, "\r%s: planning…", v->label);
+		v->drawn = true;
+	} else {
+		fprintf(stderr, "%s: planning…\n", v->label);
+	}
+	fflush(stderr);
+}
+
+void progress_show(struct progress_view *v, const struct progress_sample *s)
+{
+	double now = progress_now(), frac, rate, el;
+	char done[32], total[32], r[32], eta[32] = "--:--";
+
+	if (!total_known(s)) {
+		say_planning(v);
+		return;
+	}
 	/* what was already there (a resumed job, skipped files) is no speed */
 	if (!v->have_base) {
 		v->have_base = true;
-		v->base_bytes = bytes_done;
+		v->base_bytes = s->bytes_done;
+		v->base_time = now;
+		v->last_print = 0;
 	}
-	rate = el > 0 ? (double)(bytes_done - v->base_bytes) / el : 0;
-	double frac = bytes_total ? (double)bytes_done / (double)bytes_total : 1;
-	char done[32], total[32], r[32], eta[32] = "--:--";
-
-	if (!final && now - v->last_print < (v->tty ? 0.2 : 10))
+	if (now - v->last_print < (v->tty ? 0.2 : 10))
 		return;
 	v->last_print = now;
-	human((double)bytes_done, done, sizeof(done));
-	human((double)bytes_total, total, sizeof(total));
-	human(rate, r, sizeof(r));
-	if (rate > 0 && bytes_total > bytes_done) {
-		unsigned s = (unsigned)((double)(bytes_total - bytes_done) / rate);
+	el = now - v->base_time;
+	rate = el > 0 ? (double)(s->bytes_done - v->base_bytes) / el : 0;
+	frac = s->bytes_total ? (double)s->bytes_done / (double)s->bytes_total :
+	       (double)s->files_done / (double)s->files_total;
+	progress_human((double)s->bytes_done, done, sizeof(done));
+	progress_human((double)s->bytes_total, total, sizeof(total));
+	/* no time has passed since the first sample: no rate yet */
+	if (el > 0)
+		progress_human(rate, r, sizeof(r));
+	else
+		snprintf(r, sizeof(r), "-- B");
+	if (rate > 0 && s->bytes_total > s->bytes_done) {
+		unsigned t = (unsigned)((double)(s->bytes_total - s->bytes_done) / rate);
 
-		snprintf(eta, sizeof(eta), "%u:%02u:%02u", s / 3600, s / 60 % 60, s % 60);
-	} else if (bytes_done >= bytes_total) {
-		snprintf(eta, sizeof(eta), "0:00:00");
+		snprintf(eta, sizeof(eta), "%u:%02u:%02u", t / 3600, t / 60 % 60,
+			 t % 60);
 	}
 	if (v->tty) {
 		char bar[31];
@@ -73,15 +96,41 @@ void progress_show(struct progress_view *v, uint64_t bytes_done,
 		bar[30] = '\0';
 		fprintf(stderr, "\r%s [%s] %3.0f%%  %s / %s  %llu/%llu files  %s/s  ETA %s ",
 			v->label, bar, frac * 100, done, total,
-			(unsigned long long)files_done, (unsigned long long)files_total,
-			r, eta);
-		if (final)
-			fputc('\n', stderr);
+			(unsigned long long)s->files_done,
+			(unsigned long long)s->files_total, r, eta);
+		v->drawn = true;
 	} else {
 		fprintf(stderr, "%s: %3.0f%% %s of %s, %llu of %llu files, %s/s, ETA %s\n",
 			v->label, frac * 100, done, total,
-			(unsigned long long)files_done, (unsigned long long)files_total,
-			r, eta);
+			(unsigned long long)s->files_done,
+			(unsigned long long)s->files_total, r, eta);
 	}
+	fflush(stderr);
+}
+
+void progress_finish(struct progress_view *v, const struct progress_sample *s,
+		     const char *how, double elapsed, double resolution)
+{
+	char done[32], r[32], took[48];
+	bool short_job = elapsed < resolution || elapsed <= 0;
+	/* shorter than the clock shows: the rate is at least this */
+	double rate = (double)s->bytes_done /
+		      (short_job ? (resolution > 0 ? resolution : 1e-3) : elapsed);
+
+	if (v->drawn)
+		fputc('\n', stderr);
+	v->drawn = false;
+	progress_human((double)s->bytes_done, done, sizeof(done));
+	progress_human(rate, r, sizeof(r));
+	if (short_job)
+		snprintf(took, sizeof(took), "under %g s", resolution > 0 ? resolution : 0.001);
+	else
+		snprintf(took, sizeof(took), "%.*f s", resolution >= 1 ? 0 : 2, elapsed);
+	fprintf(stderr, "%s: %s: %llu of %llu files, %s in %s",
+		v->label, how, (unsigned long long)s->files_done,
+		(unsigned long long)s->files_total, done, took);
+	if (s->bytes_done)
+		fprintf(stderr, ", %s%s/s average", short_job ? "over " : "", r);
+	fputc('\n', stderr);
 	fflush(stderr);
 }

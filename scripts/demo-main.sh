@@ -70,7 +70,7 @@ export FAMFS_HOST=$SOCK
 step "famfs-cli validate + diff + apply examples/cluster.yaml"
 "$CLI" validate "$YAML"
 set +e; "$CLI" diff "$YAML"; rc=$?; set -e
-[ $rc = 2 ] || { echo "diff should report changes (exit 2), got $rc"; exit 1; }
+[ $rc = 1 ] || { echo "diff should report changes (exit 1, as kubectl diff), got $rc"; exit 1; }
 "$CLI" apply "$YAML"
 
 step "what famfsd now has"

@@ -67,10 +67,10 @@ void famfs_print_json(FILE *f, json_object *o);
  * An aligned table of @items (an array of objects): one column per entry
  * of @cols, each "HEADER=key.path" (a dotted path into the object);
  * "HEADER=~key" prints an integer as a size for humans ("64MiB"),
- * "HEADER=%key" in octal (modes).
+ * "HEADER=%key" in octal (modes). The header line only with @headers.
  */
 void famfs_print_table(FILE *f, json_object *items, const char *const *cols,
-		       int ncols);
+		       int ncols, bool headers);
 /* Dotted-path lookup ("progress.bytes_done"); NULL if absent. */
 json_object *famfs_json_path(json_object *o, const char *path);
 

@@ -7,11 +7,12 @@
 #include "client/cmdline.h"
 
 int client_parse_opts(const char *cmd, int argc, char **argv,
-		      enum cli_output dflt, const char *usage,
+		      enum cli_output dflt, unsigned valid, const char *usage,
 		      struct client_opts *o)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "no-headers", no_argument, NULL, 'N' },
 		{ "host", required_argument, NULL, 'H' },
 		{ "token", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
@@ -20,18 +21,21 @@ int client_parse_opts(const char *cmd, int argc, char **argv,
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->out = dflt;
+	o->view.out = dflt;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:H:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			if (cli_parse_output(cmd, optarg, &o->out))
+			if (cli_parse_output(cmd, optarg, valid, &o->view.out)) {
+				cli_usage_error_text(cmd, usage);
 				return -1;
+			}
 			break;
+		case 'N': o->view.no_headers = true; break;
 		case 'H': o->host = optarg; break;
 		case 'T': o->token = optarg; break;
 		case 'h': fputs(usage, stdout); return 1;
-		default: fputs(usage, stderr); return -1;
+		default: cli_usage_error_text(cmd, usage); return -1;
 		}
 	}
 	o->argc = argc - optind;
@@ -62,29 +66,4 @@ int client_get(const char *cmd, const struct client_opts *o, const char *path,
 		return CLI_EXIT_FAIL;
 	}
 	return CLI_EXIT_OK;
-}
-
-void client_print(const struct client_opts *o, json_object *obj,
-		  json_object *items, const char *const *cols, int ncols)
-{
-	switch (o->out) {
-	case CLI_OUT_JSON:
-		famfs_print_json(stdout, obj);
-		break;
-	case CLI_OUT_YAML:
-		famfs_print_yaml(stdout, obj);
-		break;
-	case CLI_OUT_TABLE:
-	case CLI_OUT_HUMAN:
-		if (items) {
-			famfs_print_table(stdout, items, cols, ncols);
-		} else {
-			json_object *a = json_object_new_array();
-
-			json_object_array_add(a, json_object_get(obj));
-			famfs_print_table(stdout, a, cols, ncols);
-			json_object_put(a);
-		}
-		break;
-	}
 }

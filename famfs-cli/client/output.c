@@ -173,7 +173,7 @@ static char *cell(json_object *o, const char *path)
 }
 
 void famfs_print_table(FILE *f, json_object *items, const char *const *cols,
-		       int ncols)
+		       int ncols, bool headers)
 {
 	size_t n = json_object_array_length(items), w[32] = { 0 };
 	char hdr[32][64];
@@ -200,7 +200,7 @@ void famfs_print_table(FILE *f, json_object *items, const char *const *cols,
 				w[c] = strlen(cells[i][c]);
 		}
 	}
-	for (int c = 0; c < ncols; c++)
+	for (int c = 0; headers && c < ncols; c++)
 		fprintf(f, "%-*s%s", c + 1 < ncols ? (int)w[c] : 0, hdr[c],
 			c + 1 < ncols ? "  " : "\n");
 	for (size_t i = 0; cells && i < n; i++) {

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "cluster/diag.h"
 
 /* Messages quote values from the file: keep one diagnostic on one line.
@@ -82,6 +84,33 @@ static int entry_cmp(const void *a, const void *b)
 	if (x->mark.col != y->mark.col)
 		return x->mark.col < y->mark.col ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+struct json_object *diag_to_json(struct diag *d)
+{
+	struct json_object *a = json_object_new_array();
+
+	qsort(d->v, d->n, sizeof(*d->v), entry_cmp);
+	for (size_t i = 0; a && i < d->n; i++) {
+		const struct diag_entry *e = &d->v[i];
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "file", json_object_new_string(d->file));
+		json_object_object_add(o, "line", json_object_new_int((int)e->mark.line));
+		json_object_object_add(o, "column", json_object_new_int((int)e->mark.col));
+		json_object_object_add(o, "path", json_object_new_string(e->path));
+		json_object_object_add(o, "message", json_object_new_string(e->msg));
+		json_object_array_add(a, o);
+	}
+	if (a && d->dropped) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "file", json_object_new_string(d->file));
+		json_object_object_add(o, "message", json_object_new_string(
+			"more problems could not be recorded (out of memory)"));
+		json_object_array_add(a, o);
+	}
+	return a;
 }
 
 void diag_print(struct diag *d, FILE *f)

@@ -37,6 +37,13 @@ void diag_add(struct diag *d, const struct ymark *m, const char *path,
 	      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Print every entry, in file order, to @f. */
 void diag_print(struct diag *d, FILE *f);
+/*
+ * diag_to_json() - every entry, in file order, as an array of
+ * {"file", "line", "column", "path", "message"} (a json-c object the
+ * caller puts). NULL without memory.
+ */
+struct json_object;
+struct json_object *diag_to_json(struct diag *d);
 void diag_free(struct diag *d);
 
 /* Append ".key" (or "key" at the root) / "[i]"; return the old length. */

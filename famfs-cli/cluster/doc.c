@@ -677,7 +677,8 @@ static int load_with(const char *name, FILE *f, const char *buf, size_t len,
 int ydoc_load(const char *file, struct ydoc **out, struct ymark *err_mark,
 	      char *err, size_t errlen)
 {
-	FILE *f = fopen(file, "rb");
+	bool in = file[0] == '-' && !file[1];
+	FILE *f = in ? stdin : fopen(file, "rb");
 	int r;
 
 	if (!f) {
@@ -686,8 +687,10 @@ int ydoc_load(const char *file, struct ydoc **out, struct ymark *err_mark,
 		snprintf(err, errlen, "cannot open: %s", strerror(errno));
 		return -1;
 	}
-	r = load_with(file, f, NULL, 0, out, err_mark, err, errlen);
-	fclose(f);
+	r = load_with(ydoc_file_name(file), f, NULL, 0, out, err_mark, err,
+		      errlen);
+	if (!in)
+		fclose(f);
 	return r;
 }
 

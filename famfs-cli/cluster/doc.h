@@ -61,7 +61,7 @@ struct ydoc {
  * ydoc_free()). Returns 0, or -1 with a message in @err and its position
  * in @err_mark (0:0 when unknown) for a syntax error, an I/O error, several
  * documents, an unknown tag, an undefined alias, too deep nesting or too
- * large an alias expansion.
+ * large an alias expansion. @file "-" is the standard input.
  */
 int ydoc_load(const char *file, struct ydoc **out, struct ymark *err_mark,
 	      char *err, size_t errlen);
@@ -70,6 +70,11 @@ int ydoc_load_buffer(const char *name, const char *buf, size_t len,
 		     struct ydoc **out, struct ymark *err_mark, char *err,
 		     size_t errlen);
 void ydoc_free(struct ydoc *d);
+/* @file as messages name it: "<stdin>" for "-". */
+static inline const char *ydoc_file_name(const char *file)
+{
+	return file[0] == '-' && !file[1] ? "<stdin>" : file;
+}
 
 /* The value of @key in mapping @map, or NULL (last one wins, as PyYAML). */
 struct ynode *ynode_get(const struct ynode *map, const char *key);

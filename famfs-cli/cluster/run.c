@@ -7,14 +7,14 @@
 int cluster_run_prepare(const char *cmd, const char *file,
 			const struct plan_opts *o, struct cluster_run *run)
 {
-	struct diag d = { .file = file };
+	struct diag d = { .file = ydoc_file_name(file) };
 
 	memset(run, 0, sizeof(*run));
 	if (cluster_load(file, &run->c, &d) < 0) {
 		diag_print(&d, stderr);
 		diag_free(&d);
 		cli_error(cmd, "%s is not a valid cluster file; nothing was "
-			  "read or changed", file);
+			  "read or changed", ydoc_file_name(file));
 		return -1;
 	}
 	diag_free(&d);
