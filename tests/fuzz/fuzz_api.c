@@ -62,17 +62,16 @@ static const char *arg_of(void *ctx, const char *key)
 
 static void remove_state(void)
 {
+	static const char *const files[] = { STORE_DB_NAME, "template.db" };
+	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
 	char p[256];
 
-	snprintf(p, sizeof(p), "%s/template.db", state_dir);
-	unlink(p);
-
-	snprintf(p, sizeof(p), "%s/" STORE_DB_NAME, state_dir);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s/" STORE_DB_NAME "-wal", state_dir);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s/" STORE_DB_NAME "-shm", state_dir);
-	unlink(p);
+	for (unsigned i = 0; i < 2; i++)
+		for (unsigned j = 0; j < 4; j++) {
+			snprintf(p, sizeof(p), "%s/%s%s", state_dir, files[i],
+				 suffix[j]);
+			unlink(p);
+		}
 }
 
 static void cleanup(void)
