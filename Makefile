@@ -1,9 +1,10 @@
 # Thin wrapper: the build is CMake, the tests are ctest.
 BUILD ?= build
 JOBS ?= $(shell nproc)
+FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
 
-.PHONY: all build check asan-check demo demo-offline deps clean asan
+.PHONY: all build check asan-check demo demo-offline deps clean asan fuzz
 
 all: build
 
@@ -25,7 +26,12 @@ check: build
 asan-check: deps
 	cmake -S . -B build-asan -DFAMFS_SANITIZE=ON -DFAMFS_VM_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ctest --output-on-failure -j $(JOBS) --timeout 900 -LE 'vm|kmod|pkg'
+	cd build-asan && ctest --output-on-failure -j $(JOBS) --timeout 900 -LE 'vm|kmod|pkg|fuzz'
+
+# Every libFuzzer target for FUZZ_SECONDS each (clang build in build-fuzz);
+# writes bench/results/fuzz.md. `make check` runs them briefly (label fuzz).
+fuzz: deps
+	FUZZ_BUILD=$(CURDIR)/build-fuzz JOBS=$(JOBS) ./tests/fuzz/fuzz.sh all $(FUZZ_SECONDS)
 
 demo: build
 	./scripts/demo-main.sh $(BUILD)
@@ -36,4 +42,4 @@ demo-offline: build
 asan: asan-check
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-fuzz

@@ -3,6 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "famfs.h"
 #include "progress.h"
 
 double progress_now(void)
@@ -22,14 +23,10 @@ void progress_init(struct progress_view *v, const char *label)
 
 void progress_human(double b, char *out, size_t len)
 {
-	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	int i = 0;
+	/* a double at or past 2^64 has no uint64_t value */
+	uint64_t v = b <= 0 ? 0 : b >= 0x1p64 ? UINT64_MAX : (uint64_t)b;
 
-	while (b >= 1024 && i < 5) {
-		b /= 1024;
-		i++;
-	}
-	snprintf(out, len, i ? "%.1f %s" : "%.0f %s", b, u[i]);
+	famfs_format_size(v, FAMFS_SIZE_ROUND, out, len);
 }
 
 static bool total_known(const struct progress_sample *s)

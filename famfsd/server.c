@@ -22,8 +22,8 @@
 #include "jobs/jobs.h"
 #include "log.h"
 #include "metrics.h"
+#include "request.h"
 #include "server.h"
-#include "store/store.h"
 
 struct listener {
 	struct MHD_Daemon *d;
@@ -54,12 +54,6 @@ static double elapsed(const struct timespec *t0)
 	       (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-static bool is_mutating(const char *m)
-{
-	return !strcmp(m, "POST") || !strcmp(m, "PUT") ||
-	       !strcmp(m, "PATCH") || !strcmp(m, "DELETE");
-}
-
 static void who_of(struct MHD_Connection *c, struct listener *l, char *buf,
 		   size_t len)
 {
@@ -88,208 +82,31 @@ static void who_of(struct MHD_Connection *c, struct listener *l, char *buf,
 	}
 }
 
-static bool token_ok(struct MHD_Connection *c)
+static const char *query_arg(void *conn, const char *key)
 {
-	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						    "Authorization");
-	size_t n = strlen(famfsd.token), hl;
-	unsigned diff = 0;
-
-	if (!n || !h || strncmp(h, "Bearer ", 7))
-		return false;
-	h += 7;
-	hl = strlen(h);
-	if (hl != n)
-		return false;
-	for (size_t i = 0; i < n; i++)      /* constant time */
-		diff |= (unsigned)(h[i] ^ famfsd.token[i]);
-	return diff == 0;
-}
-
-/*
- * Split "/a/b/c" in place. An empty segment ("//", or a trailing "/") is
- * refused rather than skipped: q->rest points into the raw URL, so the
- * segments and the rest must count the same slashes (DELETE
- * /v1//files/fs/x used to delete /x of "fs" through rest = "/fs/x").
- */
-static int split_url(struct api_req *q, char *copy)
-{
-	char *s = copy;
-	int n = 0;
-
-	if (*s != '/')
-		return -1;
-	while (*s == '/') {
-		*s++ = '\0';
-		if (!*s || *s == '/' || n == API_MAX_SEGS)
-			return -1;
-		q->seg[n++] = s;
-		s += strcspn(s, "/");
-	}
-	q->nseg = n;
-	return 0;
-}
-
-/* Parse a whole body as one JSON object; -1 with a 400 otherwise. */
-static int parse_body(struct api_req *q, const char *b, size_t len,
-		      struct api_resp *r)
-{
-	struct json_tokener *tok;
-	json_object *o;
-	size_t off;
-
-	tok = json_tokener_new();
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	o = json_tokener_parse_ex(tok, b, (int)len);
-	off = json_tokener_get_parse_end(tok);
-	if (!o || json_tokener_get_error(tok) != json_tokener_success) {
-		enum json_tokener_error e = json_tokener_get_error(tok);
-
-		json_tokener_free(tok);
-		json_object_put(o);
-		return api_error(r, 400, "malformed_json",
-				 "the body is not valid JSON: %s at byte %zu",
-				 e == json_tokener_continue ? "unexpected end"
-				 : json_tokener_error_desc(e), off);
-	}
-	json_tokener_free(tok);
-	for (; off < len; off++)
-		if (!strchr(" \t\r\n", b[off])) {
-			json_object_put(o);
-			return api_error(r, 400, "malformed_json",
-					 "the body has bytes after the JSON "
-					 "value (at byte %zu)", off);
-		}
-	if (!json_object_is_type(o, json_type_object)) {
-		json_object_put(o);
-		return api_error(r, 400, "malformed_json",
-				 "the body must be a JSON object");
-	}
-	q->body = o;
-	return 0;
-}
-
-static int dispatch(struct api_req *q, struct api_resp *r)
-{
-	static const struct { const char *name; int (*fn)(struct api_req *,
-						struct api_resp *); } res[] = {
-		{ "host", api_host }, { "devices", api_devices },
-		{ "interleave-sets", api_sets },
-		{ "filesystems", api_filesystems }, { "mounts", api_mounts },
-		{ "files", api_files }, { "jobs", api_jobs },
-		{ "events", api_events },
-	};
-
-	if (q->nseg >= 2 && !strcmp(q->seg[0], "v1"))
-		for (size_t i = 0; i < sizeof(res) / sizeof(res[0]); i++)
-			if (!strcmp(q->seg[1], res[i].name))
-				return res[i].fn(q, r);
-	q->route = "unmatched";
-	return api_not_found(q, r);
+	return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key);
 }
 
 static void handle(struct reqctx *x, struct MHD_Connection *c,
 		   const char *url, const char *method, struct api_resp *r)
 {
-	struct api_req q = { .method = method, .url = url, .conn = c };
-	bool mut = is_mutating(method);
-	char who[96], *copy = NULL;
-	const char *ct;
+	struct http_request h = {
+		.method = method, .url = url, .tcp = x->l->tcp,
+		.content_type = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							    "Content-Type"),
+		.authorization = MHD_lookup_connection_value(c,
+					MHD_HEADER_KIND, "Authorization"),
+		.body = x->body, .len = x->len, .too_big = x->too_big,
+		.arg = query_arg, .arg_ctx = c,
+	};
+	char who[96];
 
 	who_of(c, x->l, who, sizeof(who));
-	q.who = who;
-	if (!strcmp(url, "/healthz")) {
-		q.route = "/healthz";
-		famfsd_lock();
-		api_healthz(&q, r);
-		famfsd_unlock();
-		goto out;
-	}
-	if (x->l->tcp && !token_ok(c)) {
-		q.route = "unauthorized";
-		api_error(r, 401, "unauthorized", "a valid 'Authorization: "
-			  "Bearer <token>' header is required on TCP");
-		goto out;
-	}
-	if (famfsd.stopping) {
-		q.route = "stopping";
-		api_error(r, 503, "shutting_down", "famfsd is stopping");
-		goto out;
-	}
-	if (x->too_big) {
-		q.route = "too_large";
-		api_error(r, 413, "body_too_large", "the request body is "
-			  "larger than %llu bytes",
-			  (unsigned long long)famfsd.cfg.max_body);
-		goto audit_only;
-	}
-	ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
-	if (x->len && ct && strncmp(ct, "application/json", 16)) {
-		q.route = "bad_media";
-		api_error(r, 415, "unsupported_media_type", "Content-Type is "
-			  "'%s'; send 'Content-Type: application/json'", ct);
-		goto audit_only;
-	}
-	if (x->len && parse_body(&q, x->body, x->len, r)) {
-		q.route = "malformed";
-		goto audit_only;
-	}
-	if (!strcmp(url, "/metrics")) {
-		q.route = "/metrics";
-		famfsd_lock();
-		api_metrics(&q, r);
-		famfsd_unlock();
-		goto out;
-	}
-	copy = strdup(url);
-	if (!copy || split_url(&q, copy)) {
-		q.route = "unmatched";
-		api_not_found(&q, r);
-		goto out;
-	}
-	q.rest = q.nseg > 3 ? strstr(url + 1, "/") : NULL;
-	for (int i = 0; q.rest && i < 2; i++)
-		q.rest = strchr(q.rest + 1, '/');
-	famfsd_lock();
-	if (mut && store_begin(famfsd.db)) {
-		api_error(r, 500, "internal", "cannot start a transaction");
-	} else {
-		dispatch(&q, r);
-		/* A success is audited in its own transaction; a failure after
-		 * the rollback, so that the refusal is recorded too.
-		 */
-		if (mut && r->status < 400)
-			store_audit(famfsd.db, who, method, url, x->body,
-				    r->status, r->code);
-		if (mut && r->status < 400 && store_commit(famfsd.db)) {
-			store_rollback(famfsd.db);
-			api_error(r, 500, "internal", "cannot commit: %s",
-				  sqlite3_errmsg(famfsd.db));
-		} else if (mut && r->status >= 400) {
-			store_rollback(famfsd.db);
-		}
-	}
-	if (mut && r->status >= 400)
-		store_audit(famfsd.db, who, method, url, x->body, r->status,
-			    r->code);
-	famfsd_unlock();
-	if (mut && r->status < 400)
+	h.who = who;
+	request_handle(&h, r);
+	metrics_observe(h.route, method, r->status, elapsed(&x->t0));
+	if (h.changed)
 		jobs_kick();
-	goto out;
-audit_only:
-	if (mut) {
-		famfsd_lock();
-		store_audit(famfsd.db, who, method, url,
-			    x->too_big ? "" : x->body, r->status, r->code);
-		famfsd_unlock();
-	}
-out:
-	if (!r->status)
-		api_error(r, 500, "internal", "handler set no response");
-	metrics_observe(q.route ? q.route : "unmatched", method, r->status,
-			elapsed(&x->t0));
-	json_object_put(q.body);
-	free(copy);
 }
 
 static enum MHD_Result send_resp(struct MHD_Connection *c, struct api_resp *r)

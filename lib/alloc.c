@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "famfs_overflow.h"
 #include "internal.h"
 
 #define WORD_BITS 64ULL
@@ -73,6 +74,9 @@ int famfs_alloc_init_dev(struct famfs_fs *fs, unsigned d)
 	da->nunits = fs->dev[d]->size / FAMFS_UNIT_SIZE;
 	da->first_unit = d == 0 ?
 		(fs->sb.log_offset + fs->sb.log_size) / FAMFS_UNIT_SIZE : 1;
+	/* a label or superblock that says less than one data unit */
+	if (da->nunits <= da->first_unit)
+		return -EINVAL;
 	da->bits = calloc(DIV_ROUND_UP(da->nunits, WORD_BITS), 8);
 	if (!da->bits)
 		return -ENOMEM;
@@ -86,9 +90,12 @@ int famfs_alloc_init(struct famfs_fs *fs)
 {
 	struct famfs_alloc_state *a = &fs->alloc;
 
-	for (unsigned d = 0; d < fs->ndev; d++)
-		if (famfs_alloc_init_dev(fs, d))
-			return -ENOMEM;
+	for (unsigned d = 0; d < fs->ndev; d++) {
+		int r = famfs_alloc_init_dev(fs, d);
+
+		if (r)
+			return r;
+	}
 	a->npack_slots = 64;
 	a->packs = calloc(a->npack_slots, sizeof(*a->packs));
 	return a->packs ? 0 : -ENOMEM;
@@ -176,9 +183,10 @@ static int item_assign(struct famfs_fs *fs, const struct famfs_map_item *it,
 		return -ERANGE;
 	}
 	da = &a->dev[it->dev_index];
-	if (it->length == 0 || it->offset + it->length < it->offset ||
-	    it->offset < da->first_unit * FAMFS_UNIT_SIZE ||
-	    it->offset + it->length > da->nunits * FAMFS_UNIT_SIZE) {
+	if (it->length == 0 ||
+	    !famfs_range_within(it->offset, it->length,
+				da->first_unit * FAMFS_UNIT_SIZE,
+				da->nunits * FAMFS_UNIT_SIZE)) {
 		snprintf(why, whylen,
 			 "extent dev %u [%llu, +%llu) is outside the data area",
 			 it->dev_index, (unsigned long long)it->offset,

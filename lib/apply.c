@@ -229,6 +229,7 @@ static int apply_device_add(struct famfs_fs *fs, const struct famfs_entry_hdr *h
 {
 	const struct famfs_entry_device_add *a = (const void *)(h + 1);
 	const struct famfs_dev_label *l;
+	int r;
 
 	if (h->len < sizeof(*h) + sizeof(*a) || a->dev_index != fs->ndev ||
 	    a->dev_index >= FAMFS_MAX_DEVICES) {
@@ -253,9 +254,12 @@ static int apply_device_add(struct famfs_fs *fs, const struct famfs_entry_hdr *h
 			 a->dev_index);
 		return -EINVAL;
 	}
-	if (famfs_alloc_init_dev(fs, a->dev_index)) {
-		snprintf(why, whylen, "out of memory");
-		return -ENOMEM;
+	r = famfs_alloc_init_dev(fs, a->dev_index);
+	if (r) {
+		snprintf(why, whylen, r == -EINVAL ?
+			 "device %u is smaller than its first data unit" :
+			 "out of memory", a->dev_index);
+		return r;
 	}
 	fs->ndev++;
 	fs->missing_dev[0] = '\0';

@@ -432,8 +432,30 @@ bool famfs_fs_is_master(const struct famfs_fs *fs);
  * (/v1/devices/rescan): no device, set, filesystem or mount is called so.
  */
 bool famfs_name_reserved(const char *name);
-/* "2MiB", "1G", "4096" -> bytes. Returns 0 or -EINVAL. */
+/*
+ * famfs_parse_size() - the one size syntax of every tool, file and API
+ * (lib/size.c, docs/cluster-yaml.md): "0", or decimal digits without a
+ * leading zero, optionally followed by "B", or by K, M, G or T (powers of
+ * 1024) alone or with "iB" or "B": "4096", "4096B", "2M", "2MB", "2MiB".
+ * Upper case; no sign, space, fraction or other suffix. Returns 0 and
+ * *@out; -EINVAL for another form (NULL and "" too); -ERANGE when the
+ * value does not fit in 64 bits. *@out is untouched on failure. Callers
+ * with a narrower type (63 bits in YAML and SQLite) check that themselves.
+ */
 int famfs_parse_size(const char *s, uint64_t *out);
+
+enum famfs_size_flags {
+	FAMFS_SIZE_EXACT = 0,     /* "1536 MiB", "4097 B": never rounded */
+	FAMFS_SIZE_ROUND = 1,     /* "1.5 GiB", "2.9 KiB": for tables, progress */
+};
+/*
+ * famfs_format_size() - @v bytes for humans into @buf (cut to @len):
+ * exact, in the largest binary unit that divides @v ("2 MiB"), or with
+ * FAMFS_SIZE_ROUND in the largest unit not above it, one decimal unless
+ * exact ("64 MiB", "2.9 KiB"). Returns @buf.
+ */
+const char *famfs_format_size(uint64_t v, unsigned flags, char *buf,
+			      size_t len);
 void famfs_uuid_generate(struct famfs_uuid *u);
 void famfs_uuid_unparse(const struct famfs_uuid *u, char out[37]);
 uint32_t famfs_crc32c(uint32_t crc, const void *buf, size_t len);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "famfs_overflow.h"
 #include "internal.h"
 
 FAMFS_EXPORT size_t famfs_fmap_sizeof(unsigned nitems)
@@ -68,7 +69,7 @@ static int64_t copy_map(struct famfs_fs *fs, const struct famfs_fmap *m,
 		if (famfs_fmap_resolve(m, off + done, &loc))
 			return done ? (int64_t)done : -EFBIG;
 		d = loc.dev_index < FAMFS_MAX_DEVICES ? fs->dev[loc.dev_index] : NULL;
-		if (!d || loc.dev_offset + loc.length > d->size)
+		if (!d || !famfs_range_fits(loc.dev_offset, loc.length, d->size))
 			return -EIO;
 		n = len - done < loc.length ? len - done : loc.length;
 		if (to_dev) {

@@ -8,6 +8,7 @@
 #ifndef FAMFS_FMAP_RESOLVE_H
 #define FAMFS_FMAP_RESOLVE_H
 
+#include "famfs_overflow.h"
 #include "format.h"
 
 /* Where one contiguous piece of a file lives. */
@@ -30,7 +31,8 @@ struct famfs_loc {
  * Extents are walked in order; the format caps them at FAMFS_MAX_EXTENTS.
  *
  * Returns 0 and fills @loc, or -1 when @off is beyond the map (or the map
- * is malformed: a strip shorter than the stripe asked for).
+ * is malformed: a strip shorter than the stripe asked for, a device
+ * offset that wraps).
  */
 static inline int famfs_resolve_items(uint16_t map_type, uint64_t chunk,
 				      const struct famfs_map_item *items,
@@ -51,11 +53,13 @@ static inline int famfs_resolve_items(uint16_t map_type, uint64_t chunk,
 		in_chunk = off % chunk;
 		strip = (uint32_t)(chunk_no % nitems);
 		stripe = chunk_no / nitems;
+		/* stripe * chunk <= off: no overflow */
 		strip_off = stripe * chunk + in_chunk;
-		if (strip_off >= items[strip].length)
+		if (strip_off >= items[strip].length ||
+		    famfs_add_overflows(items[strip].offset, strip_off,
+					&loc->dev_offset))
 			return -1;
 		loc->dev_index = items[strip].dev_index;
-		loc->dev_offset = items[strip].offset + strip_off;
 		loc->length = chunk - in_chunk;
 		if (loc->length > items[strip].length - strip_off)
 			loc->length = items[strip].length - strip_off;
@@ -65,8 +69,10 @@ static inline int famfs_resolve_items(uint16_t map_type, uint64_t chunk,
 		return -1;
 	for (i = 0; i < nitems; i++) {
 		if (off < items[i].length) {
+			if (famfs_add_overflows(items[i].offset, off,
+						&loc->dev_offset))
+				return -1;
 			loc->dev_index = items[i].dev_index;
-			loc->dev_offset = items[i].offset + off;
 			loc->length = items[i].length - off;
 			return 0;
 		}
@@ -81,13 +87,20 @@ struct famfs_map_dev {
 	uint64_t data_start;	/* first byte a file may use */
 };
 
-/* Non-zero if items @a and @b share a byte (ends overflow-checked). */
+/* Non-zero if items @a and @b share a byte; an end that wraps reaches to
+ * the end of the address space.
+ */
 static inline int famfs_items_overlap(const struct famfs_map_item *a,
 				      const struct famfs_map_item *b)
 {
-	return a->dev_index == b->dev_index &&
-	       a->offset < b->offset + b->length &&
-	       b->offset < a->offset + a->length;
+	uint64_t a_end, b_end;
+
+	if (famfs_add_overflows(a->offset, a->length, &a_end))
+		a_end = ~(uint64_t)0;
+	if (famfs_add_overflows(b->offset, b->length, &b_end))
+		b_end = ~(uint64_t)0;
+	return a->dev_index == b->dev_index && a->offset < b_end &&
+	       b->offset < a_end;
 }
 
 /*
@@ -106,20 +119,19 @@ static inline int famfs_map_capacity(uint16_t map_type, uint64_t chunk,
 
 	if (map_type == FAMFS_MAP_EXTENTS) {
 		for (s = 0; s < nitems; s++)
-			if (__builtin_add_overflow(sum, items[s].length, &sum))
+			if (famfs_add_overflows(sum, items[s].length, &sum))
 				return -1;
 		*cap = sum;
 		return 0;
 	}
 	for (s = 0; s < nitems; s++) {
-		if (__builtin_mul_overflow(items[s].length / chunk,
-					   (uint64_t)nitems, &gap) ||
-		    __builtin_add_overflow(gap, (uint64_t)s, &gap))
+		if (famfs_mul_overflows(items[s].length / chunk, nitems, &gap) ||
+		    famfs_add_overflows(gap, s, &gap))
 			return -1;
 		if (gap < first_gap)
 			first_gap = gap;
 	}
-	return __builtin_mul_overflow(first_gap, chunk, cap) ? -1 : 0;
+	return famfs_mul_overflows(first_gap, chunk, cap) ? -1 : 0;
 }
 
 /*
@@ -141,7 +153,7 @@ static inline const char *famfs_map_check(uint16_t map_type, uint64_t chunk,
 					  const struct famfs_map_dev *devs,
 					  uint32_t ndev, int *bad)
 {
-	uint64_t end, cap;
+	uint64_t cap;
 	uint32_t i, j;
 
 	*bad = -1;
@@ -176,9 +188,9 @@ static inline const char *famfs_map_check(uint16_t map_type, uint64_t chunk,
 			return "item length is 0";
 		if (it->offset % FAMFS_BLOCK_SIZE || it->length % FAMFS_BLOCK_SIZE)
 			return "item is not 4 KiB aligned";
-		if (__builtin_add_overflow(it->offset, it->length, &end) ||
-		    it->offset < devs[it->dev_index].data_start ||
-		    end > devs[it->dev_index].size)
+		if (!famfs_range_within(it->offset, it->length,
+					devs[it->dev_index].data_start,
+					devs[it->dev_index].size))
 			return "item is outside its device's data area";
 		if (map_type == FAMFS_MAP_INTERLEAVE &&
 		    chunk > devs[it->dev_index].size)

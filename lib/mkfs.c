@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "famfs_overflow.h"
 #include "internal.h"
 
 static int check_existing(struct famfs_dev *d, unsigned idx, bool force,
@@ -65,7 +66,10 @@ static int check_geometry(struct famfs_dev **devs, unsigned ndev,
 				devs[i]->path,
 				(unsigned long long)devs[i]->size);
 	}
-	if (FAMFS_LOG_OFFSET + log_size + FAMFS_UNIT_SIZE > devs[0]->size)
+	/* log_size comes from a user: its end must not wrap to a small one */
+	if (log_size > devs[0]->size ||
+	    !famfs_range_fits(FAMFS_LOG_OFFSET, log_size + FAMFS_UNIT_SIZE,
+			      devs[0]->size))
 		return famfs_set_err(e, -ENOSPC,
 			"%s: %llu bytes cannot hold the 2 MiB header, a %llu-byte "
 			"log and one data unit; use a larger device or --log-size",

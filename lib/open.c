@@ -37,6 +37,7 @@ static int place_devices(struct famfs_fs *fs, struct famfs_dev **opened,
 			 unsigned n, struct famfs_err *e)
 {
 	struct famfs_dev_label *l0 = NULL;
+	const char *path0 = NULL;
 	int r;
 
 	for (unsigned i = 0; i < n; i++) {
@@ -49,11 +50,15 @@ static int place_devices(struct famfs_fs *fs, struct famfs_dev **opened,
 		if (l->dev_index >= FAMFS_MAX_DEVICES)
 			return famfs_set_err(e, -EBADMSG, "%s: bad device index %u",
 					     opened[i]->path, l->dev_index);
+		/* opened[0] is placed (NULL) by now: name it by its path */
 		if (l0 && memcmp(&l->fs_uuid, &l0->fs_uuid, sizeof(l->fs_uuid)))
 			return famfs_set_err(e, -EINVAL,
 				"%s belongs to another filesystem than %s",
-				opened[i]->path, opened[0]->path);
-		l0 = l0 ? l0 : l;
+				opened[i]->path, path0);
+		if (!l0) {
+			l0 = l;
+			path0 = opened[i]->path;
+		}
 		if (fs->dev[l->dev_index])
 			return famfs_set_err(e, -EINVAL,
 				"%s and %s both claim device index %u",
@@ -184,8 +189,12 @@ FAMFS_EXPORT int famfs_open(const char *const *paths, unsigned ndev,
 		r = check_log_header(fs, e);
 	if (!r && (flags & FAMFS_OPEN_MASTER))
 		r = become_master(fs, e);
-	if (!r && (famfs_ns_init(fs) || famfs_alloc_init(fs)))
+	if (!r && famfs_ns_init(fs))
 		r = famfs_set_err(e, -ENOMEM, "out of memory");
+	if (!r && (r = famfs_alloc_init(fs)))
+		r = famfs_set_err(e, r, r == -ENOMEM ? "out of memory" :
+				  "%s: a device is smaller than its metadata",
+				  fs->dev[0]->path);
 	if (!r)
 		famfs_log_scan(fs, e);
 	if (!r && fs->missing_dev[0])

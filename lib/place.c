@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "famfs_overflow.h"
 #include "internal.h"
 
 static struct famfs_fmap *fmap_new(uint16_t type, unsigned nitems, uint64_t chunk)
@@ -50,14 +51,14 @@ static int take_units(struct famfs_fs *fs, uint32_t dev, uint64_t n,
 	uint64_t s;
 	char why[8];
 
-	if (da->free_units < n)
+	if (da->free_units < n ||
+	    famfs_mul_overflows(n, FAMFS_UNIT_SIZE, &it->length))
 		return -ENOSPC;
 	s = find_units(da, n);
 	if (s == da->nunits)
 		return -ENOSPC;
 	it->dev_index = dev;
-	it->offset = s * FAMFS_UNIT_SIZE;
-	it->length = n * FAMFS_UNIT_SIZE;
+	it->offset = s * FAMFS_UNIT_SIZE; /* s < nunits: inside the device */
 	da->hint = s + n;
 	return famfs_alloc_mark_item(fs, it, why, sizeof(why));
 }
@@ -65,10 +66,14 @@ static int take_units(struct famfs_fs *fs, uint32_t dev, uint64_t n,
 static int place_interleave(struct famfs_fs *fs, uint64_t size, uint32_t nstrips,
 			    uint64_t chunk, struct famfs_fmap *m)
 {
-	/* famfs_alloc_map() bounds size and chunk, so nothing here wraps */
-	uint64_t stripes = DIV_ROUND_UP(size, (uint64_t)nstrips * chunk);
-	uint64_t units = stripes * (chunk / FAMFS_UNIT_SIZE);
+	/* famfs_alloc_map() bounds size and chunk; checked all the same */
+	uint64_t span, units;
 	uint32_t start = (uint32_t)emptiest_device(fs);
+
+	if (famfs_mul_overflows(nstrips, chunk, &span) ||
+	    famfs_mul_overflows(DIV_ROUND_UP(size, span),
+				chunk / FAMFS_UNIT_SIZE, &units))
+		return -EFBIG;
 
 	for (uint32_t i = 0; i < nstrips; i++) {
 		int r = -ENOSPC;

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "famfs_overflow.h"
 #include "internal.h"
 
 void famfs_sb_seal(struct famfs_superblock *sb)
@@ -33,10 +34,20 @@ int famfs_sb_check(const struct famfs_superblock *sb, const char *where,
 	if (sb->ndevices == 0 || sb->ndevices > FAMFS_MAX_DEVICES ||
 	    sb->unit_size != FAMFS_UNIT_SIZE || sb->log_offset != FAMFS_LOG_OFFSET ||
 	    sb->log_size < FAMFS_LOG_MIN_SIZE || sb->log_size % FAMFS_UNIT_SIZE ||
+	    sb->slots_offset != FAMFS_SLOTS_OFFSET ||
 	    sb->nslots > FAMFS_MAX_SLOTS ||
-	    sb->log_offset + sb->log_size > sb->devices[0].dev_size)
+	    !famfs_range_fits(sb->log_offset, sb->log_size,
+			      sb->devices[0].dev_size))
 		return famfs_set_err(e, -EBADMSG,
 			"%s: superblock geometry is inconsistent", where);
+	for (unsigned i = 0; i < sb->ndevices; i++)
+		if (sb->devices[i].dev_size % FAMFS_UNIT_SIZE ||
+		    sb->devices[i].dev_size < 2 * FAMFS_UNIT_SIZE)
+			return famfs_set_err(e, -EBADMSG,
+				"%s: superblock gives device %u a size of %llu "
+				"bytes (not a multiple of 2 MiB of at least 4 MiB)",
+				where, i,
+				(unsigned long long)sb->devices[i].dev_size);
 	return 0;
 }
 

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Small helpers: errors, sizes, UUIDs, time, host identity, hashing. */
-#include <ctype.h>
+/* Small helpers: errors, UUIDs, time, host identity, hashing. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -34,41 +33,6 @@ FAMFS_EXPORT bool famfs_name_reserved(const char *name)
 		if (!strcmp(name, reserved[i]))
 			return true;
 	return false;
-}
-
-FAMFS_EXPORT int famfs_parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	uint64_t mult = 1;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	switch (toupper((unsigned char)*end)) {
-	case '\0': break;
-	case 'K': mult = FAMFS_KiB; end++; break;
-	case 'M': mult = FAMFS_MiB; end++; break;
-	case 'G': mult = FAMFS_GiB; end++; break;
-	case 'T': mult = 1024ULL * FAMFS_GiB; end++; break;
-	default: return -EINVAL;
-	}
-	/* Binary units either way: "2M", "2MiB", "2MB" are all 2 * 2^20. */
-	if (mult > 1) {
-		if (*end == 'i')
-			end++;
-		if (*end == 'B' || *end == 'b')
-			end++;
-	}
-	if (*end)
-		return -EINVAL;
-	if (v > UINT64_MAX / mult)
-		return -ERANGE;
-	*out = v * mult;
-	return 0;
 }
 
 FAMFS_EXPORT void famfs_uuid_generate(struct famfs_uuid *u)

@@ -15,6 +15,7 @@ PKGS="build-essential cmake pkg-config git
  prometheus python3 python3-jsonschema python3-yaml
  qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
  kmod cpio
+ clang libclang-rt-14-dev
  debhelper dh-dkms dkms lintian rpm rpmlint mmdebstrap scdoc bash-completion fakeroot e2fsprogs"
 
 missing=""

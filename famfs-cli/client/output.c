@@ -8,6 +8,7 @@
 #include <yaml.h>
 
 #include "client/client.h"
+#include "famfs.h"
 
 json_object *famfs_json_path(json_object *o, const char *path)
 {
@@ -117,22 +118,17 @@ void famfs_print_json(FILE *f, json_object *o)
 		JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
-/* 67108864 -> "64MiB", 3000 -> "2.9KiB": for humans only. */
+/* 67108864 -> "64 MiB", 3000 -> "2.9 KiB": for humans only. */
 static char *human_size(int64_t n)
 {
-	static const char *u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double v = (double)n;
-	int i = 0;
-	char *s;
+	char buf[32];
 
-	while (v >= 1024 && i < 5) {
-		v /= 1024;
-		i++;
-	}
-	if (asprintf(&s, v == (double)(int64_t)v ? "%.0f%s" : "%.1f%s", v,
-		     u[i]) < 0)
-		return NULL;
-	return s;
+	if (n < 0) /* not a size after all: show what it is */
+		snprintf(buf, sizeof(buf), "%lld", (long long)n);
+	else
+		famfs_format_size((uint64_t)n, FAMFS_SIZE_ROUND, buf,
+				  sizeof(buf));
+	return strdup(buf);
 }
 
 static char *cell(json_object *o, const char *path)

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "famfs.h"
 #include "cluster/plan_int.h"
-#include "cluster/units.h"
 
 size_t home_host(const struct cluster *c)
 {
@@ -242,7 +242,7 @@ void jint(json_object *o, const char *k, uint64_t v)
 
 const char *sz(uint64_t v, char *buf)
 {
-	return format_size(v, buf, 32);
+	return famfs_format_size(v, FAMFS_SIZE_EXACT, buf, 32);
 }
 
 

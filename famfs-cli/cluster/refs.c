@@ -251,7 +251,8 @@ static void check_log_fits(struct refs *r, size_t i)
 
 	if (!log || !d0 || d0->kind != CL_DEV_EMUL || !d0->size)
 		return;
-	if (FAMFS_LOG_OFFSET + log + FAMFS_UNIT_SIZE > d0->size)
+	if (log > d0->size ||
+	    !famfs_range_fits(FAMFS_LOG_OFFSET, log + FAMFS_UNIT_SIZE, d0->size))
 		at(r, fs->node, "filesystems", i, fs->log_size ? "logSize" : "set",
 		   "a %llu-byte log does not fit device '%s' (%llu bytes) with "
 		   "the 2 MiB header and one 2 MiB data unit",

@@ -241,7 +241,13 @@ static bool check_size(struct ctx *x, const struct ynode *n, bool unit,
 		return false;
 	}
 	s = plain_string(n);
-	r = s ? parse_size(s, out) : -EINVAL;
+	r = s ? famfs_parse_size(s, out) : -EINVAL;
+	/* the schema's pattern: no size string of 0 bytes ("0", "0K") */
+	if (r == 0 && *out == 0)
+		r = -EINVAL;
+	/* a cluster file holds 63-bit integers (YAML, JSON, SQLite) */
+	if (r == 0 && *out > INT64_LIMIT)
+		r = -ERANGE;
 	if (r == -ERANGE) {
 		if (x->schema_only) /* the schema's pattern has no bound */
 			return *out = 0, true;

@@ -16,13 +16,17 @@
 
 #define API_MAX_SEGS 64
 
+/* A query argument of the request ("?since=3"), NULL when absent. */
+typedef const char *(*api_arg_fn)(void *ctx, const char *key);
+
 struct api_req {
 	const char *method;
 	const char *url;                 /* path, no query */
 	char *seg[API_MAX_SEGS];         /* "/v1/devices/x" -> v1 devices x */
 	int nseg;
 	char *rest;                      /* path after seg[3]: files' path */
-	void *conn;                      /* struct MHD_Connection */
+	api_arg_fn arg;                  /* query arguments */
+	void *arg_ctx;
 	json_object *body;               /* NULL when the body was empty */
 	const char *who;
 	const char *route;               /* metrics label, set by handlers */

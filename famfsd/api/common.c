@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <microhttpd.h>
-
 #include "api/api.h"
 #include "famfs.h"
 #include "famfsd.h"
@@ -41,7 +39,7 @@ int api_error(struct api_resp *r, int status, const char *code,
 
 const char *api_query(struct api_req *q, const char *key)
 {
-	return MHD_lookup_connection_value(q->conn, MHD_GET_ARGUMENT_KIND, key);
+	return q->arg ? q->arg(q->arg_ctx, key) : NULL;
 }
 
 bool api_is(struct api_req *q, const char *method)

@@ -123,6 +123,31 @@ static void mkfs_two_and_four_devices(void **state)
 	}
 }
 
+/* A log size whose end wraps past 2^64 passed the room check, and mkfs
+ * wrote a superblock whose log covered the whole device, data units too.
+ */
+static void mkfs_refuses_log_size_that_wraps(void **state)
+{
+	struct tdevs t;
+	struct famfs_err e = { 0 };
+	struct famfs_mkfs_opts o = { .log_size = 0 - FAMFS_LOG_OFFSET };
+	uint8_t *before, *after;
+	size_t n1, n2;
+
+	(void)state;
+	tdevs_make(&t, 1, 8 * FAMFS_MiB);
+	before = tdevs_snapshot(&t, 0, &n1);
+	assert_int_equal(famfs_mkfs(t.paths, 1, &o, NULL, &e), -ENOSPC);
+	o.log_size = 0 - 2 * FAMFS_UNIT_SIZE; /* + header + one unit == 0 */
+	assert_int_equal(famfs_mkfs(t.paths, 1, &o, NULL, &e), -ENOSPC);
+	after = tdevs_snapshot(&t, 0, &n2);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(before, after, n1);
+	free(before);
+	free(after);
+	tdevs_remove(&t);
+}
+
 static void open_uses_backup_superblock(void **state)
 {
 	struct tdevs t;
@@ -232,6 +257,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(mkfs_refusals_write_nothing),
 		cmocka_unit_test(mkfs_two_and_four_devices),
+		cmocka_unit_test(mkfs_refuses_log_size_that_wraps),
 		cmocka_unit_test(open_uses_backup_superblock),
 		cmocka_unit_test(master_is_one_writer),
 		cmocka_unit_test(device_add_grows_the_filesystem),

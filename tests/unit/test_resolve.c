@@ -124,6 +124,25 @@ static void resolve_rejects_malformed_maps(void **state)
 	assert_int_equal(famfs_resolve_items(9, 0, s, 2, 0, &l), -1);
 }
 
+/* An unchecked map whose item ends past 2^64: the device offset wrapped
+ * to a small number (0 here) instead of failing.
+ */
+static void resolve_refuses_wrapping_device_offset(void **state)
+{
+	struct famfs_map_item e[1] = { { 0, 0, UINT64_MAX - 4095, 8192 } };
+	struct famfs_map_item s[2] = { { 0, 0, 0, 4 * FAMFS_MiB },
+				       { 1, 0, UINT64_MAX - FAMFS_MiB + 1,
+					 4 * FAMFS_MiB } };
+	struct famfs_loc l;
+
+	(void)state;
+	assert_int_equal(famfs_resolve_items(FAMFS_MAP_EXTENTS, 0, e, 1, 0, &l), 0);
+	assert_true(l.dev_offset == UINT64_MAX - 4095);
+	assert_int_equal(famfs_resolve_items(FAMFS_MAP_EXTENTS, 0, e, 1, 4096, &l), -1);
+	assert_int_equal(famfs_resolve_items(FAMFS_MAP_INTERLEAVE, 2 * FAMFS_MiB,
+					     s, 2, 2 * FAMFS_MiB + FAMFS_MiB, &l), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +150,7 @@ int main(void)
 		cmocka_unit_test(resolve_matches_brute_force),
 		cmocka_unit_test(resolve_extents_walks_in_order),
 		cmocka_unit_test(resolve_rejects_malformed_maps),
+		cmocka_unit_test(resolve_refuses_wrapping_device_offset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: Apache-2.0
+/* One API request, socket-free: see request.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "famfsd.h"
+#include "request.h"
+#include "store/store.h"
+
+static bool is_mutating(const char *m)
+{
+	return !strcmp(m, "POST") || !strcmp(m, "PUT") ||
+	       !strcmp(m, "PATCH") || !strcmp(m, "DELETE");
+}
+
+static bool token_ok(const char *h)
+{
+	size_t n = strlen(famfsd.token), hl;
+	unsigned diff = 0;
+
+	if (!n || !h || strncmp(h, "Bearer ", 7))
+		return false;
+	h += 7;
+	hl = strlen(h);
+	if (hl != n)
+		return false;
+	for (size_t i = 0; i < n; i++)      /* constant time */
+		diff |= (unsigned)(h[i] ^ famfsd.token[i]);
+	return diff == 0;
+}
+
+/*
+ * Split "/a/b/c" in place. An empty segment ("//", or a trailing "/") is
+ * refused rather than skipped: q->rest points into the raw URL, so the
+ * segments and the rest must count the same slashes (DELETE
+ * /v1//files/fs/x used to delete /x of "fs" through rest = "/fs/x").
+ */
+static int split_url(struct api_req *q, char *copy)
+{
+	char *s = copy;
+	int n = 0;
+
+	if (*s != '/')
+		return -1;
+	while (*s == '/') {
+		*s++ = '\0';
+		if (!*s || *s == '/' || n == API_MAX_SEGS)
+			return -1;
+		q->seg[n++] = s;
+		s += strcspn(s, "/");
+	}
+	q->nseg = n;
+	return 0;
+}
+
+/* Parse a whole body as one JSON object; -1 with a 400 otherwise. */
+static int parse_body(struct api_req *q, const char *b, size_t len,
+		      struct api_resp *r)
+{
+	struct json_tokener *tok;
+	json_object *o;
+	size_t off;
+
+	tok = json_tokener_new();
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	o = json_tokener_parse_ex(tok, b, (int)len);
+	off = json_tokener_get_parse_end(tok);
+	if (!o || json_tokener_get_error(tok) != json_tokener_success) {
+		enum json_tokener_error e = json_tokener_get_error(tok);
+
+		json_tokener_free(tok);
+		json_object_put(o);
+		return api_error(r, 400, "malformed_json",
+				 "the body is not valid JSON: %s at byte %zu",
+				 e == json_tokener_continue ? "unexpected end"
+				 : json_tokener_error_desc(e), off);
+	}
+	json_tokener_free(tok);
+	for (; off < len; off++)
+		if (!strchr(" \t\r\n", b[off])) {
+			json_object_put(o);
+			return api_error(r, 400, "malformed_json",
+					 "the body has bytes after the JSON "
+					 "value (at byte %zu)", off);
+		}
+	if (!json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return api_error(r, 400, "malformed_json",
+				 "the body must be a JSON object");
+	}
+	q->body = o;
+	return 0;
+}
+
+static int dispatch(struct api_req *q, struct api_resp *r)
+{
+	static const struct { const char *name; int (*fn)(struct api_req *,
+						struct api_resp *); } res[] = {
+		{ "host", api_host }, { "devices", api_devices },
+		{ "interleave-sets", api_sets },
+		{ "filesystems", api_filesystems }, { "mounts", api_mounts },
+		{ "files", api_files }, { "jobs", api_jobs },
+		{ "events", api_events },
+	};
+
+	if (q->nseg >= 2 && !strcmp(q->seg[0], "v1"))
+		for (size_t i = 0; i < sizeof(res) / sizeof(res[0]); i++)
+			if (!strcmp(q->seg[1], res[i].name))
+				return res[i].fn(q, r);
+	q->route = "unmatched";
+	return api_not_found(q, r);
+}
+
+/* The resource handler in a transaction when it mutates; audited. */
+static void run_locked(struct http_request *h, struct api_req *q,
+		       struct api_resp *r, bool mut)
+{
+	famfsd_lock();
+	if (mut && store_begin(famfsd.db)) {
+		api_error(r, 500, "internal", "cannot start a transaction");
+	} else {
+		dispatch(q, r);
+		/* A success is audited in its own transaction; a failure after
+		 * the rollback, so that the refusal is recorded too.
+		 */
+		if (mut && r->status < 400)
+			store_audit(famfsd.db, h->who, h->method, h->url, h->body,
+				    r->status, r->code);
+		if (mut && r->status < 400 && store_commit(famfsd.db)) {
+			store_rollback(famfsd.db);
+			api_error(r, 500, "internal", "cannot commit: %s",
+				  sqlite3_errmsg(famfsd.db));
+		} else if (mut && r->status >= 400) {
+			store_rollback(famfsd.db);
+		}
+	}
+	if (mut && r->status >= 400)
+		store_audit(famfsd.db, h->who, h->method, h->url, h->body,
+			    r->status, r->code);
+	famfsd_unlock();
+	h->changed = mut && r->status < 400;
+}
+
+/* The checks before routing; false with the response set when one fails. */
+static bool admit(struct http_request *h, struct api_req *q,
+		  struct api_resp *r)
+{
+	if (h->tcp && !token_ok(h->authorization)) {
+		q->route = "unauthorized";
+		api_error(r, 401, "unauthorized", "a valid 'Authorization: "
+			  "Bearer <token>' header is required on TCP");
+		return false;
+	}
+	if (famfsd.stopping) {
+		q->route = "stopping";
+		api_error(r, 503, "shutting_down", "famfsd is stopping");
+		return false;
+	}
+	return true;
+}
+
+/* Refusals of the request itself are audited too, as a mutation. */
+static bool check_body(struct http_request *h, struct api_req *q,
+		       struct api_resp *r)
+{
+	const char *ct = h->content_type;
+
+	if (h->too_big) {
+		q->route = "too_large";
+		api_error(r, 413, "body_too_large", "the request body is "
+			  "larger than %llu bytes",
+			  (unsigned long long)famfsd.cfg.max_body);
+	} else if (h->len && ct && strncmp(ct, "application/json", 16)) {
+		q->route = "bad_media";
+		api_error(r, 415, "unsupported_media_type", "Content-Type is "
+			  "'%s'; send 'Content-Type: application/json'", ct);
+	} else if (h->len && parse_body(q, h->body, h->len, r)) {
+		q->route = "malformed";
+	} else {
+		return true;
+	}
+	if (is_mutating(h->method)) {
+		famfsd_lock();
+		store_audit(famfsd.db, h->who, h->method, h->url,
+			    h->too_big ? "" : h->body, r->status, r->code);
+		famfsd_unlock();
+	}
+	return false;
+}
+
+void request_handle(struct http_request *h, struct api_resp *r)
+{
+	struct api_req q = { .method = h->method, .url = h->url,
+			     .who = h->who, .arg = h->arg,
+			     .arg_ctx = h->arg_ctx };
+	char *copy = NULL;
+
+	h->changed = false;
+	if (!strcmp(h->url, "/healthz")) {
+		q.route = "/healthz";
+		famfsd_lock();
+		api_healthz(&q, r);
+		famfsd_unlock();
+	} else if (!admit(h, &q, r) || !check_body(h, &q, r)) {
+		/* refused */
+	} else if (!strcmp(h->url, "/metrics")) {
+		q.route = "/metrics";
+		famfsd_lock();
+		api_metrics(&q, r);
+		famfsd_unlock();
+	} else if (!(copy = strdup(h->url)) || split_url(&q, copy)) {
+		q.route = "unmatched";
+		api_not_found(&q, r);
+	} else {
+		q.rest = q.nseg > 3 ? strstr(h->url + 1, "/") : NULL;
+		for (int i = 0; q.rest && i < 2; i++)
+			q.rest = strchr(q.rest + 1, '/');
+		run_locked(h, &q, r, is_mutating(h->method));
+	}
+	if (!r->status)
+		api_error(r, 500, "internal", "handler set no response");
+	h->route = q.route ? q.route : "unmatched";
+	json_object_put(q.body);
+	free(copy);
+}
