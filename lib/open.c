@@ -37,6 +37,7 @@ static int place_devices(struct famfs_fs *fs, struct famfs_dev **opened,
 			 unsigned n, struct famfs_err *e)
 {
 	struct famfs_dev_label *l0 = NULL;
+	const char *path0 = NULL;
 	int r;
 
 	for (unsigned i = 0; i < n; i++) {
@@ -52,8 +53,12 @@ static int place_devices(struct famfs_fs *fs, struct famfs_dev **opened,
 		if (l0 && memcmp(&l->fs_uuid, &l0->fs_uuid, sizeof(l->fs_uuid)))
 			return famfs_set_err(e, -EINVAL,
 				"%s belongs to another filesystem than %s",
-				opened[i]->path, opened[0]->path);
-		l0 = l0 ? l0 : l;
+				opened[i]->path, path0);
+		if (!l0) {
+			/* opened[0] is NULL once placed: keep its path */
+			l0 = l;
+			path0 = opened[i]->path;
+		}
 		if (fs->dev[l->dev_index])
 			return famfs_set_err(e, -EINVAL,
 				"%s and %s both claim device index %u",
