@@ -32,6 +32,7 @@ struct famfs_kmount {
 	char mnt[FAMFS_PATH_MAX + 1];
 	struct famfs_fs *fs;
 	bool dirty;               /* entries replayed or busy since the walk */
+	unsigned added;           /* devices attach added, for the next count */
 };
 
 struct sync_ctx {
@@ -152,13 +153,12 @@ FAMFS_EXPORT int famfs_kmount_attach(const char *mnt, const char *const *devs,
 				     struct famfs_err *e)
 {
 	struct famfs_kmount *km = calloc(1, sizeof(*km));
-	unsigned added = 0;
 	int r;
 
 	if (!km)
 		return famfs_set_err(e, -ENOMEM, "out of memory");
 	snprintf(km->mnt, sizeof(km->mnt), "%s", mnt);
-	r = open_log(mnt, devs, ndev, &km->fs, &added, e);
+	r = open_log(mnt, devs, ndev, &km->fs, &km->added, e);
 	if (r) {
 		free(km);
 		return r;
@@ -362,6 +362,8 @@ FAMFS_EXPORT int famfs_kmount_sync(struct famfs_kmount *km,
 	int rootfd, r;
 
 	memset(n, 0, sizeof(*n));
+	n->devices = km->added;
+	km->added = 0;
 	r = famfs_replay(km->fs, e);
 	if (r < 0)
 		return r;
