@@ -20,6 +20,8 @@
  *                                 (SEED 0: no data written)
  *   reuse MOUNTPOINT OLD NEW SEED master via meta: delete OLD, create NEW
  *                                 (same size, pattern SEED) on OLD's memory
+ *   http SOCKET METHOD PATH [JSON] one request to famfsd; prints the
+ *                                 status line and body, exit 0 on 2xx
  *   hold FILE SEED FLAG SEED2     mmap FILE, check SEED, touch FLAG.ready,
  *                                 wait for FLAG, check SEED2 (the mapping
  *                                 still reaches the same memory)
@@ -33,7 +35,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -831,6 +835,37 @@ static int hold(const char *path, unsigned seed, const char *flag,
 	return 0;
 }
 
+/* HTTP/1.1 over famfsd's unix socket, Connection: close. */
+static int http(const char *sock, const char *method, const char *path,
+		const char *json)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	static char req[8192], resp[65536];
+	size_t len = 0;
+	ssize_t n;
+	int fd, status = 0;
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)))
+		return fail("connect", sock);
+	snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nHost: famfsd\r\n"
+		 "Connection: close\r\nContent-Type: application/json\r\n"
+		 "Content-Length: %zu\r\n\r\n%s", method, path,
+		 json ? strlen(json) : 0, json ? json : "");
+	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req))
+		return fail("write", sock);
+	while (len < sizeof(resp) - 1 &&
+	       (n = read(fd, resp + len, sizeof(resp) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	resp[len] = 0;
+	sscanf(resp, "HTTP/1.%*d %d", &status);
+	printf("%s %s -> %d\n%s\n", method, path, status,
+	       strstr(resp, "\r\n\r\n") ? strstr(resp, "\r\n\r\n") + 4 : "");
+	return status >= 200 && status < 300 ? 0 : 1;
+}
+
 static unsigned seed_arg(const char *s)
 {
 	return (unsigned)strtoul(s, NULL, 0);
@@ -850,6 +885,8 @@ int main(int argc, char **argv)
 	if (argc == 7 && !strcmp(cmd, "grow"))
 		return grow(argv[2], argv[3], seed_arg(argv[4]),
 			    seed_arg(argv[5]), seed_arg(argv[6]) * MiB);
+	if ((argc == 5 || argc == 6) && !strcmp(cmd, "http"))
+		return http(argv[2], argv[3], argv[4], argc == 6 ? argv[5] : NULL);
 	if (argc == 6 && !strcmp(cmd, "reuse"))
 		return reuse(argv[2], argv[3], argv[4], seed_arg(argv[5]));
 	if (argc == 6 && !strcmp(cmd, "hold"))
@@ -875,6 +912,6 @@ int main(int argc, char **argv)
 		return expect_rofs(argv[2]);
 	fprintf(stderr, "usage: famfs-vmcheck mkfs|populate|live|write-mmap|"
 		"write-io|verify-read|verify-mmap|rw-cross|pmd|mapinfo|badmaps|"
-		"expect-rofs|grow|reuse|hold ARGS (see the source)\n");
+		"expect-rofs|grow|reuse|hold|http ARGS (see the source)\n");
 	return 2;
 }

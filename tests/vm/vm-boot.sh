@@ -13,7 +13,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=$1 KVER=$2 KERNEL=$3 KO=$4
 shift 4
 QEMU=${QEMU:-qemu-system-x86_64}
-TIMEOUT=${FAMFS_VM_TIMEOUT:-200}  # per guest; a run takes 20-60 s
+TIMEOUT=${FAMFS_VM_TIMEOUT:-480}  # per guest, a hang guard only
 LOG=$WORK/console.log
 
 mkdir -p "$WORK"
