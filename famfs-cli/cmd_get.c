@@ -48,7 +48,7 @@ static const struct get_kind kinds[] = {
 	    "+LOG_SIZE=~log_size", "+UUID=uuid") } },
 	{ "mounts", "mount", "/v1/mounts", "/v1/mounts", { "mount", "name",
 	  C("NAME=name", "FILESYSTEM=filesystem", "PATH=path", "ROLE=role",
-	    "STATE=state", "PID=pid", "RESTARTS=restarts", "+BACKEND=backend",
+	    "BACKEND=backend", "STATE=state", "PID=pid", "RESTARTS=restarts",
 	    "+DESIRED=desired", "+SINCE=since", "+LAST_ERROR=last_error") } },
 	{ "files", "file", "/v1/files", "/v1/files", { NULL, "path",
 	  C("PATH=path", "TYPE=type", "SIZE=~size", "MODE=%mode",

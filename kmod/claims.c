@@ -7,9 +7,12 @@
  * overlaps a file already in the mount is refused. Claimed ranges never
  * overlap each other, so a tree sorted by start finds a conflict in
  * O(log n) per device: the claim with the greatest start below the new end is the
- * only one that can reach into the new range. Files stay until unmount,
- * so claims are only added, and all are freed with the superblock.
- * The meta file, which spans the device, claims nothing.
+ * only one that can reach into the new range. A file's claims are
+ * dropped when its inode is evicted: a removed file keeps its memory
+ * while it is open or mapped, and a new map over that memory is refused
+ * with -EBUSY until then (the replaying agent retries it). The rest are
+ * freed with the superblock. The meta file, which spans the device,
+ * claims nothing.
  */
 #include <linux/rbtree.h>
 #include <linux/slab.h>
@@ -20,6 +23,7 @@ struct famfs_claim {
 	struct rb_node node;
 	u64 start;
 	u64 end;		/* exclusive */
+	struct inode *owner;	/* alive while the claim is */
 };
 
 /* The claim with the greatest start < @end, or NULL. */
@@ -56,11 +60,13 @@ static void famfs_claim_insert(struct rb_root *root, struct famfs_claim *new)
 
 /*
  * famfs_claim_map() - record the ranges of @map (already validated, so
- * its items do not overlap each other) for the mount. Returns 0, -EINVAL
- * if a range overlaps a file already in the mount, or -ENOMEM; on error
- * nothing is recorded.
+ * its items do not overlap each other) for @owner. Returns 0, -EINVAL
+ * if a range overlaps a file in the mount, -EBUSY if it overlaps only a
+ * removed file still open or mapped, or -ENOMEM; on error nothing is
+ * recorded.
  */
-int famfs_claim_map(struct famfs_sb_info *sbi, const struct famfs_kmap *map)
+int famfs_claim_map(struct famfs_sb_info *sbi, const struct famfs_kmap *map,
+		    struct inode *owner)
 {
 	struct famfs_claim *c[FAMFS_MAX_EXTENTS];
 	unsigned int i, n = map->nitems;
@@ -76,19 +82,22 @@ int famfs_claim_map(struct famfs_sb_info *sbi, const struct famfs_kmap *map)
 		}
 		c[i]->start = map->items[i].offset;
 		c[i]->end = map->items[i].offset + map->items[i].length;
+		c[i]->owner = owner;
 	}
 	mutex_lock(&sbi->claims_lock);
 	for (i = 0; i < n; i++) {
-		root = &sbi->dev[map->items[i].dev_index].claims;
+		root = &sbi->dev[map->items[i].dev_index]->claims;
 		prev = famfs_claim_before(root, c[i]->end);
 		if (prev && prev->end > c[i]->start) {
-			rc = -EINVAL;
-			break;
+			/* nlink 0: removed, waiting for its last user */
+			rc = prev->owner->i_nlink ? -EINVAL : -EBUSY;
+			if (rc == -EINVAL)
+				break;
 		}
 	}
 	if (!rc)
 		for (i = 0; i < n; i++)
-			famfs_claim_insert(&sbi->dev[map->items[i].dev_index].claims,
+			famfs_claim_insert(&sbi->dev[map->items[i].dev_index]->claims,
 					   c[i]);
 	mutex_unlock(&sbi->claims_lock);
 	if (!rc)
@@ -100,15 +109,41 @@ out_free:
 	return rc;
 }
 
+/*
+ * famfs_unclaim_map() - drop the ranges @owner claimed for @map (nothing
+ * if the claim failed: claims never overlap, so the one starting at an
+ * item's offset is either @owner's or another file's).
+ */
+void famfs_unclaim_map(struct famfs_sb_info *sbi, const struct famfs_kmap *map,
+		       struct inode *owner)
+{
+	struct famfs_claim *c;
+	struct rb_root *root;
+	unsigned int i;
+
+	mutex_lock(&sbi->claims_lock);
+	for (i = 0; i < map->nitems; i++) {
+		root = &sbi->dev[map->items[i].dev_index]->claims;
+		c = famfs_claim_before(root, map->items[i].offset + 1);
+		if (c && c->start == map->items[i].offset && c->owner == owner) {
+			rb_erase(&c->node, root);
+			kfree(c);
+		}
+	}
+	mutex_unlock(&sbi->claims_lock);
+}
+
 void famfs_free_claims(struct famfs_sb_info *sbi)
 {
 	struct famfs_claim *c, *next;
 	unsigned int i;
 
 	for (i = 0; i < FAMFS_KMOD_MAX_DEVICES; i++) {
+		if (!sbi->dev[i])
+			continue;
 		rbtree_postorder_for_each_entry_safe(c, next,
-						     &sbi->dev[i].claims, node)
+						     &sbi->dev[i]->claims, node)
 			kfree(c);
-		sbi->dev[i].claims = RB_ROOT;
+		sbi->dev[i]->claims = RB_ROOT;
 	}
 }

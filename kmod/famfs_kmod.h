@@ -23,17 +23,28 @@ struct famfs_kdev {
 	struct rb_root claims;	/* ranges the files use (claims.c) */
 };
 
-/* One mounted filesystem: its devices and what maps are checked against. */
+/*
+ * One mounted filesystem: its devices and what maps are checked against.
+ * dev[i] and geom.dev[i] are set before geom.ndev (under dev_lock) grows
+ * past i and never change afterwards, so a map validated under dev_lock
+ * may use them without a lock.
+ */
 struct famfs_sb_info {
 	unsigned int ndev;	/* devices opened so far */
-	struct famfs_kdev dev[FAMFS_KMOD_MAX_DEVICES];
+	struct famfs_kdev *dev[FAMFS_KMOD_MAX_DEVICES];
 	struct famfs_kgeom geom;
+	struct mutex dev_lock;	/* geom against DEVICE_ADD */
 	struct mutex claims_lock;
+	struct famfs_uuid fs_uuid;
 	/* dev= mount options: devices 1.. in index order */
 	unsigned int nextra;
 	char *extra[FAMFS_KMOD_MAX_DEVICES - 1];
 	fmode_t extra_mode;
 };
+
+/* Errors go to the mount's log during mount (@fc), to dmesg otherwise. */
+#define famfs_errorf(fc, fmt, ...) \
+	logfc((fc) ? (fc)->log.log : NULL, NULL, 'e', fmt, ##__VA_ARGS__)
 
 static inline struct famfs_sb_info *FAMFS_SB(struct super_block *sb)
 {
@@ -58,6 +69,7 @@ struct famfs_attrs {
 	const struct file_operations *fops;
 	/* refuse a map that overlaps another file's (famfs_claim_map) */
 	bool claim;
+	u64 ino;		/* the log's inode number; 0: a new one */
 };
 
 /* devices.c */
@@ -70,8 +82,16 @@ int famfs_get_dax(struct fs_context *fc, struct super_block *sb,
 /* Open devices 1.. from the dev= options and check their labels. */
 int famfs_open_extra_devices(struct fs_context *fc, struct super_block *sb,
 			     const struct famfs_superblock *fsb);
+/*
+ * famfs_device_add() - open @path as device @index of a mounted
+ * filesystem (the next one) and add .meta/dev<index>. Returns 0 or a
+ * negative errno with the reason in dmesg.
+ */
+int famfs_device_add(struct super_block *sb, const char *path, u32 index);
 /* Release every device opened (idempotent). */
 void famfs_put_devices(struct super_block *sb);
+/* Free the devices' state (after famfs_put_devices()). */
+void famfs_free_devices(struct famfs_sb_info *sbi);
 
 /* inode.c */
 struct inode *famfs_new_inode(struct super_block *sb, umode_t mode);
@@ -86,6 +106,15 @@ int famfs_add_file(struct dentry *parent, const char *name,
 		   struct famfs_kmap *map, const struct famfs_attrs *a);
 int famfs_add_dir(struct dentry *parent, const char *name,
 		  const struct famfs_attrs *a);
+/*
+ * famfs_remove() - unlink @name from @parent if it is inode @ino (a file
+ * or an empty directory). New lookups fail at once; the inode, its map
+ * and its claims live until the last open file or mapping is gone.
+ * Returns 0, -ENOENT, -ESTALE (another inode), -ENOTEMPTY or -EPERM.
+ */
+int famfs_remove(struct dentry *parent, const char *name, u64 ino);
+/* .meta/dev<index>: the whole device, for user space's log access. */
+int famfs_add_meta_dev(struct super_block *sb, unsigned int index);
 void famfs_evict_inode(struct inode *inode);
 int famfs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		  struct iattr *attr);
@@ -100,7 +129,10 @@ extern const struct address_space_operations famfs_dax_aops;
 extern const struct iomap_ops famfs_iomap_ops;
 
 /* claims.c */
-int famfs_claim_map(struct famfs_sb_info *sbi, const struct famfs_kmap *map);
+int famfs_claim_map(struct famfs_sb_info *sbi, const struct famfs_kmap *map,
+		    struct inode *owner);
+void famfs_unclaim_map(struct famfs_sb_info *sbi, const struct famfs_kmap *map,
+		       struct inode *owner);
 void famfs_free_claims(struct famfs_sb_info *sbi);
 
 /* ioctl.c */

@@ -36,8 +36,14 @@ struct famfs_kmap {
 	struct famfs_map_item items[];
 };
 
-/* Devices one mount can hold (the format allows FAMFS_MAX_DEVICES). */
-#define FAMFS_KMOD_MAX_DEVICES 8
+/*
+ * Devices one mount can hold: the format's own limit (FAMFS_MAX_DEVICES,
+ * 64), which bounds every dev_index in the log. The mount keeps a table
+ * of pointers this long and allocates each device's state when it opens
+ * it, so an unused slot costs 8 bytes and the table never moves under a
+ * fault while DEVICE_ADD appends to it.
+ */
+#define FAMFS_KMOD_MAX_DEVICES FAMFS_MAX_DEVICES
 
 /* What a map is checked against: the devices and their reserved heads. */
 struct famfs_kgeom {

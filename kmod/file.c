@@ -33,7 +33,7 @@ static int famfs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 	if (famfs_kmap_resolve(map, start, &loc))
 		return -EINVAL;
 	/* Validated at create: every item's device is open. */
-	dev = &sbi->dev[loc.dev_index];
+	dev = sbi->dev[loc.dev_index];
 
 	iomap->type = IOMAP_MAPPED;
 	iomap->flags = 0;
@@ -170,7 +170,7 @@ static struct famfs_kdev *famfs_meta_dev(struct inode *inode)
 {
 	struct famfs_kmap *map = famfs_inode_map(inode);
 
-	return &FAMFS_SB(inode->i_sb)->dev[map->items[0].dev_index];
+	return FAMFS_SB(inode->i_sb)->dev[map->items[0].dev_index];
 }
 
 static vm_fault_t famfs_meta_fault(struct vm_fault *vmf)
@@ -264,7 +264,7 @@ static int famfs_writepages(struct address_space *mapping,
 	 * flag); the flushed addresses come from each entry's pfn, so device
 	 * 0 serves files that span several devices too.
 	 */
-	return dax_writeback_mapping_range(mapping, sbi->dev[0].dax_dev, wbc);
+	return dax_writeback_mapping_range(mapping, sbi->dev[0]->dax_dev, wbc);
 }
 
 const struct address_space_operations famfs_dax_aops = {

@@ -14,6 +14,7 @@
 #include <linux/pagemap.h>
 
 #include "famfs_kmod.h"
+#include "uapi/famfs_ioctl.h"
 
 struct inode *famfs_new_inode(struct super_block *sb, umode_t mode)
 {
@@ -63,7 +64,7 @@ static int famfs_add_entry(struct dentry *parent, const char *name,
 		rc = -EEXIST;
 	else if (claim && famfs_inode_map(inode))
 		rc = famfs_claim_map(FAMFS_SB(dir->i_sb),
-				     famfs_inode_map(inode));
+				     famfs_inode_map(inode), inode);
 	if (rc) {
 		dput(dentry);
 		goto out_unlock;
@@ -84,6 +85,9 @@ out_unlock:
 
 static void famfs_set_attr(struct inode *inode, const struct famfs_attrs *a)
 {
+	/* The log's number: what user space compares when it follows. */
+	if (a->ino)
+		inode->i_ino = a->ino;
 	inode->i_uid = a->uid;
 	inode->i_gid = a->gid;
 	inode->i_mtime = a->mtime;
@@ -120,6 +124,51 @@ int famfs_add_dir(struct dentry *parent, const char *name,
 	return famfs_add_entry(parent, name, inode, false);
 }
 
+int famfs_remove(struct dentry *parent, const char *name, u64 ino)
+{
+	struct inode *dir = d_inode(parent);
+	struct dentry *dentry;
+	struct inode *inode;
+	int rc = 0;
+
+	inode_lock(dir);
+	dentry = lookup_one_len(name, parent, strlen(name));
+	if (IS_ERR(dentry)) {
+		rc = PTR_ERR(dentry);
+		goto out_unlock;
+	}
+	inode = d_inode(dentry);
+	if (!inode)
+		rc = -ENOENT;
+	else if (inode->i_ino != ino)
+		rc = -ESTALE;
+	else if (IS_ROOT(parent) && !strcmp(name, FAMFS_KMOD_META_DIR))
+		rc = -EPERM;
+	else if (S_ISDIR(inode->i_mode) && !simple_empty(dentry))
+		rc = -ENOTEMPTY;
+	if (rc)
+		goto out_put;
+	dir->i_mtime = current_time(dir);
+	dir->i_ctime = dir->i_mtime;
+	inode->i_ctime = dir->i_mtime;
+	if (S_ISDIR(inode->i_mode)) {
+		clear_nlink(inode);
+		drop_nlink(dir);
+	} else {
+		drop_nlink(inode);
+	}
+	/* Unhash it (new lookups fail) and drop the pin; open files and
+	 * mappings hold their own references.
+	 */
+	d_delete(dentry);
+	dput(dentry);
+out_put:
+	dput(dentry);
+out_unlock:
+	inode_unlock(dir);
+	return rc;
+}
+
 /*
  * Size, mode and owner come from the log; the VFS may not change them
  * (a truncate would silently desert the allocation). Times may change.
@@ -141,8 +190,13 @@ int famfs_setattr(struct user_namespace *mnt_userns,
 
 void famfs_evict_inode(struct inode *inode)
 {
+	struct famfs_kmap *map = famfs_inode_map(inode);
+
 	truncate_inode_pages_final(&inode->i_data);
 	clear_inode(inode);
+	/* The last user is gone: the memory may be mapped again. */
+	if (S_ISREG(inode->i_mode) && map)
+		famfs_unclaim_map(FAMFS_SB(inode->i_sb), map, inode);
 	kfree(inode->i_private);
 	inode->i_private = NULL;
 }

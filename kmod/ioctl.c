@@ -97,10 +97,14 @@ static long famfs_ioc_create(struct file *dirf, void __user *arg)
 		goto out;
 	a.size = req->size;
 	a.claim = true;
+	a.ino = req->ino;
 	rc = famfs_kmap_from_user(&req->map, &map);
 	if (rc)
 		goto out;
+	/* Devices are only added, so a map valid now stays valid. */
+	mutex_lock(&sbi->dev_lock);
 	rc = famfs_kmap_validate(map, req->size, &sbi->geom);
+	mutex_unlock(&sbi->dev_lock);
 	if (rc)
 		goto out;
 	if (map->nitems == 0) {
@@ -130,22 +134,69 @@ static long famfs_ioc_mkdir(struct file *dirf, void __user *arg)
 	if (!rc)
 		rc = famfs_attrs_from_user(req->mode, req->uid, req->gid,
 					   req->mtime_ns, req->mtime_ns, &a);
+	a.ino = req->ino;
 	if (!rc)
 		rc = famfs_add_dir(file_dentry(dirf), req->name, &a);
 	kfree(req);
 	return rc;
 }
 
+static long famfs_ioc_remove(struct file *dirf, void __user *arg)
+{
+	struct famfs_ioc_remove *req;
+	long rc;
+
+	req = memdup_user(arg, sizeof(*req));
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+	rc = famfs_check_name(req->name);
+	if (!rc)
+		rc = famfs_remove(file_dentry(dirf), req->name, req->ino);
+	kfree(req);
+	return rc;
+}
+
+static long famfs_ioc_device_add(struct file *dirf, void __user *arg)
+{
+	struct dentry *dentry = file_dentry(dirf);
+	struct famfs_ioc_device_add *req;
+	long rc = -EINVAL;
+
+	if (!IS_ROOT(dentry))
+		return -EINVAL;
+	req = memdup_user(arg, sizeof(*req));
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+	if (!req->reserved && strnlen(req->path, sizeof(req->path)) > 0 &&
+	    strnlen(req->path, sizeof(req->path)) < sizeof(req->path))
+		rc = famfs_device_add(dentry->d_sb, req->path, req->dev_index);
+	kfree(req);
+	return rc;
+}
+
 long famfs_dir_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	if (cmd != FAMFS_IOC_CREATE && cmd != FAMFS_IOC_MKDIR)
-		return -ENOTTY;
+	void __user *uarg = (void __user *)arg;
+
 	/* Only the replaying agent may shape the tree. */
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
+	switch (cmd) {
+	case FAMFS_IOC_CREATE:
+	case FAMFS_IOC_MKDIR:
+	case FAMFS_IOC_REMOVE:
+	case FAMFS_IOC_DEVICE_ADD:
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		break;
+	default:
+		return -ENOTTY;
+	}
 	if (cmd == FAMFS_IOC_CREATE)
-		return famfs_ioc_create(file, (void __user *)arg);
-	return famfs_ioc_mkdir(file, (void __user *)arg);
+		return famfs_ioc_create(file, uarg);
+	if (cmd == FAMFS_IOC_MKDIR)
+		return famfs_ioc_mkdir(file, uarg);
+	if (cmd == FAMFS_IOC_REMOVE)
+		return famfs_ioc_remove(file, uarg);
+	return famfs_ioc_device_add(file, uarg);
 }
 
 long famfs_file_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

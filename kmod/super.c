@@ -39,7 +39,7 @@ static int famfs_check_super(struct fs_context *fc, struct famfs_sb_info *sbi,
 		return invalf(fc, "famfs: unsupported format %u.%u",
 			      fsb->format_major, fsb->format_minor);
 	if (fsb->ndevices == 0 || fsb->ndevices > FAMFS_KMOD_MAX_DEVICES)
-		return invalf(fc, "famfs: %u devices; the module mounts 1 to %u",
+		return invalf(fc, "famfs: %u devices; the format has 1 to %u",
 			      fsb->ndevices, FAMFS_KMOD_MAX_DEVICES);
 	if (fsb->ndevices != sbi->nextra + 1)
 		return invalf(fc, "famfs: the filesystem has %u devices, the mount names %u (dev= for devices 1..)",
@@ -68,7 +68,7 @@ static int famfs_read_super(struct fs_context *fc, struct super_block *sb)
 	fsb = kmalloc(sizeof(*fsb), GFP_KERNEL);
 	if (!fsb)
 		return -ENOMEM;
-	rc = famfs_dax_read(&sbi->dev[0], FAMFS_SB_OFFSET, fsb, sizeof(*fsb));
+	rc = famfs_dax_read(sbi->dev[0], FAMFS_SB_OFFSET, fsb, sizeof(*fsb));
 	if (rc)
 		errorf(fc, "famfs: cannot read the superblock: %d", rc);
 	else
@@ -81,17 +81,28 @@ static int famfs_read_super(struct fs_context *fc, struct super_block *sb)
 }
 
 /* .meta/devN: one extent over all of device N, root only. */
-static int famfs_add_meta_dev(struct super_block *sb, struct dentry *meta,
-			      unsigned int index)
+int famfs_add_meta_dev(struct super_block *sb, unsigned int index)
 {
 	struct famfs_sb_info *sbi = FAMFS_SB(sb);
 	struct famfs_attrs a = { .mode = 0600 };
 	struct famfs_kmap *map;
+	struct dentry *meta;
 	char name[16];
+	int rc;
 
+	meta = lookup_one_len_unlocked(FAMFS_KMOD_META_DIR, sb->s_root,
+				       strlen(FAMFS_KMOD_META_DIR));
+	if (IS_ERR(meta))
+		return PTR_ERR(meta);
+	if (d_really_is_negative(meta)) {
+		dput(meta);
+		return -ENOENT;
+	}
 	map = kzalloc(famfs_kmap_bytes(1), GFP_KERNEL);
-	if (!map)
+	if (!map) {
+		dput(meta);
 		return -ENOMEM;
+	}
 	map->map_type = FAMFS_MAP_EXTENTS;
 	map->nitems = 1;
 	map->items[0].dev_index = index;
@@ -101,32 +112,22 @@ static int famfs_add_meta_dev(struct super_block *sb, struct dentry *meta,
 	a.size = sbi->geom.dev[index].size;
 	a.fops = &famfs_meta_file_operations;
 	snprintf(name, sizeof(name), FAMFS_KMOD_META_DEV_PREFIX "%u", index);
-	return famfs_add_file(meta, name, map, &a);
+	rc = famfs_add_file(meta, name, map, &a);
+	dput(meta);
+	return rc;
 }
 
 static int famfs_add_meta(struct super_block *sb)
 {
 	struct famfs_attrs a = { .mode = 0700 };
-	struct dentry *meta;
 	unsigned int i;
 	int rc;
 
 	ktime_get_real_ts64(&a.mtime);
 	a.ctime = a.mtime;
 	rc = famfs_add_dir(sb->s_root, FAMFS_KMOD_META_DIR, &a);
-	if (rc)
-		return rc;
-	meta = lookup_one_len_unlocked(FAMFS_KMOD_META_DIR, sb->s_root,
-					strlen(FAMFS_KMOD_META_DIR));
-	if (IS_ERR(meta))
-		return PTR_ERR(meta);
-	if (d_really_is_negative(meta)) {
-		dput(meta);
-		return -ENOENT;
-	}
-	for (i = 0, rc = 0; i < FAMFS_SB(sb)->geom.ndev && !rc; i++)
-		rc = famfs_add_meta_dev(sb, meta, i);
-	dput(meta);
+	for (i = 0; i < FAMFS_SB(sb)->geom.ndev && !rc; i++)
+		rc = famfs_add_meta_dev(sb, i);
 	return rc;
 }
 
@@ -173,6 +174,8 @@ static int famfs_fill_super(struct super_block *sb, struct fs_context *fc)
 		return rc;
 
 	root = famfs_new_inode(sb, S_IFDIR | 0755);
+	if (root)
+		root->i_ino = FAMFS_KMOD_ROOT_INO;
 	sb->s_root = d_make_root(root);
 	if (!sb->s_root)
 		return -ENOMEM;
@@ -191,6 +194,7 @@ static void famfs_free_sbi(struct famfs_sb_info *sbi)
 	if (!sbi)
 		return;
 	famfs_free_claims(sbi);
+	famfs_free_devices(sbi);
 	for (i = 0; i < sbi->nextra; i++)
 		kfree(sbi->extra[i]);
 	kfree(sbi);
@@ -226,13 +230,11 @@ static const struct fs_context_operations famfs_context_ops = {
 static int famfs_init_fs_context(struct fs_context *fc)
 {
 	struct famfs_sb_info *sbi = kzalloc(sizeof(*sbi), GFP_KERNEL);
-	unsigned int i;
 
 	if (!sbi)
 		return -ENOMEM;
+	mutex_init(&sbi->dev_lock);
 	mutex_init(&sbi->claims_lock);
-	for (i = 0; i < FAMFS_KMOD_MAX_DEVICES; i++)
-		sbi->dev[i].claims = RB_ROOT;
 	fc->s_fs_info = sbi;
 	fc->ops = &famfs_context_ops;
 	return 0;

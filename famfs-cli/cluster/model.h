@@ -67,6 +67,7 @@ struct cl_mount {
 	const char *name;    /* given, or "<filesystem>-<role>" */
 	char *name_buf;      /* owns the derived name */
 	const char *filesystem, *host, *path, *options;
+	const char *backend; /* kernel | fuse; NULL: the host's default */
 	enum cl_role role;
 	const struct ynode *node;
 };

@@ -412,6 +412,8 @@ static json_object *mount_body(const struct cl_mount *m)
 	jstr(body, "role", role_name(m->role));
 	if (m->options)
 		jstr(body, "options", m->options);
+	if (m->backend)
+		jstr(body, "backend", m->backend);
 	return body;
 }
 
@@ -446,6 +448,10 @@ void plan_mounts(struct planner *pl, size_t h)
 					      m->options))
 			snprintf(why, sizeof(why), "options '%s' -> '%s'",
 				 a->options ? a->options : "", m->options);
+		else if (m->backend && strcmp(a->backend ? a->backend : "",
+					      m->backend))
+			snprintf(why, sizeof(why), "backend %s -> %s",
+				 a->backend ? a->backend : "?", m->backend);
 		else {
 			/* as the file says; famfsd supervises it: just tell */
 			if (a->state && !strcmp(a->state, "failed"))

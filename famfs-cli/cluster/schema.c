@@ -26,6 +26,7 @@ enum ftype {
 	F_ABSPATH,   /* string starting with '/' */
 	F_ENDPOINT,  /* /path, unix:/path or https://host... */
 	F_ROLE,      /* master | client -> enum cl_role */
+	F_BACKEND,   /* kernel | fuse -> const char * */
 	F_SIZE,      /* integer >= 1 or size string -> uint64_t */
 	F_USIZE,     /* like F_SIZE, integers a multiple of 2 MiB */
 	F_STRIPS,    /* integer 1..64 -> unsigned */
@@ -414,6 +415,16 @@ static bool check_value(struct ctx *x, const struct field *f,
 		break;
 	}
 	/* the rest are strings */
+	if (f->type == F_BACKEND) {
+		const char *s = plain_string(n);
+
+		if (!s || (strcmp(s, "kernel") && strcmp(s, "fuse"))) {
+			err(x, n, "must be 'kernel' or 'fuse'");
+			return false;
+		}
+		*(const char **)dst = s;
+		return true;
+	}
 	if (f->type == F_ROLE) {
 		const char *s = plain_string(n);
 
@@ -703,6 +714,7 @@ static const struct field mount_fields[] = {
 	FLD("path", F_ABSPATH, true, struct cl_mount, path),
 	FLD("role", F_ROLE, true, struct cl_mount, role),
 	FLD("options", F_STR, false, struct cl_mount, options),
+	FLD("backend", F_BACKEND, false, struct cl_mount, backend),
 	FEND,
 };
 static const struct objdesc mount_desc = {

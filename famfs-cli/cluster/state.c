@@ -148,6 +148,7 @@ static int parse_mounts(struct host_state *s, json_object *arr)
 		m->path = str(o, "path");
 		m->role = str(o, "role");
 		m->options = str(o, "options");
+		m->backend = str(o, "backend");
 		m->state = str(o, "state");
 		m->last_error = str(o, "last_error");
 		if (!m->name)

@@ -40,7 +40,7 @@ struct st_filesystem {
 
 struct st_mount {
 	const char *name, *filesystem, *path, *role, *options, *state;
-	const char *last_error;
+	const char *last_error, *backend;
 };
 
 struct st_job {

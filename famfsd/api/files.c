@@ -17,6 +17,7 @@
 #include "famfs.h"
 #include "famfsd.h"
 #include "fsview.h"
+#include "mounts/supervisor.h"
 #include "store/store.h"
 
 static json_object *node_json(const struct famfs_node *n, const char *path)
@@ -107,11 +108,16 @@ static int get(struct api_resp *r, const char *fsname, const char *path)
 	return api_ok(r, 200, o);
 }
 
-/* The path of this host's running master mount of @fsname, if any. */
+/*
+ * The path of this host's running FUSE master mount of @fsname, if any. A
+ * kernel master mount writes no log: famfsd stays the writer and the
+ * mount follows (mounts_follow_fs()).
+ */
 static bool master_mount(const char *fsname, char *mnt, size_t len)
 {
 	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT path FROM mounts "
-		"WHERE filesystem=? AND role='master' AND state='mounted'");
+		"WHERE filesystem=? AND role='master' AND state='mounted' "
+		"AND backend='fuse'");
 	bool found = false;
 
 	sqlite3_bind_text(st, 1, fsname, -1, SQLITE_STATIC);
@@ -272,6 +278,7 @@ static int create(struct api_req *q, struct api_resp *r)
 	}
 	if (rc)
 		return errno_resp(r, rc, e.msg[0] ? e.msg : strerror(-rc));
+	mounts_follow_fs(fsname);
 	return get(r, fsname, path) ? -1 : api_ok(r, 201, r->json);
 }
 
@@ -299,6 +306,7 @@ static int delete(struct api_resp *r, const char *fsname, const char *p)
 	}
 	if (rc)
 		return errno_resp(r, rc, e.msg[0] ? e.msg : strerror(-rc));
+	mounts_follow_fs(fsname);
 	return api_ok(r, 204, NULL);
 }
 

@@ -6,6 +6,7 @@
 
 #include "api/api.h"
 #include "famfsd.h"
+#include "fsview.h"
 #include "mounts/backend.h"
 #include "mounts/supervisor.h"
 #include "store/store.h"
@@ -72,7 +73,7 @@ static int create(struct api_req *q, struct api_resp *r)
 	fs = api_str(b, "filesystem");
 	path = api_str(b, "path");
 	role = api_str(b, "role");
-	backend = api_str(b, "backend") ? api_str(b, "backend") : "fuse";
+	backend = api_str(b, "backend");
 	store_kv_get(famfsd.db, "policy.mount_options", dflt_opts,
 		     sizeof(dflt_opts));
 	opts = api_str(b, "options") ? api_str(b, "options") : dflt_opts;
@@ -84,9 +85,9 @@ static int create(struct api_req *q, struct api_resp *r)
 	if (path[0] != '/' || strlen(path) > 1024)
 		return api_error(r, 400, "invalid_value", "path '%s' must be "
 				 "absolute", path);
-	if (!mount_backend_find(backend))
-		return api_error(r, 400, "invalid_value", "backend '%s' is not "
-				 "available (have: fuse)", backend);
+	if (backend && !mount_backend_find(backend))
+		return api_error(r, 400, "invalid_value", "backend '%s': must be "
+				 "'kernel' or 'fuse'", backend);
 	if ((o = api_mount_json(name))) {
 		json_object_put(o);
 		return api_error(r, 409, "already_exists", "mount '%s' already "
@@ -96,6 +97,16 @@ static int create(struct api_req *q, struct api_resp *r)
 		return api_error(r, 400, "invalid_value", "no filesystem '%s'",
 				 fs);
 	json_object_put(o);
+	if (!backend) {
+		char **devs;
+		unsigned ndev;
+
+		backend = "fuse";
+		if (!fs_device_paths(fs, &devs, &ndev)) {
+			backend = mount_backend_default(devs, ndev);
+			fs_paths_free(devs, ndev);
+		}
+	}
 	st = store_prep(famfsd.db, "SELECT name FROM mounts WHERE path=? OR "
 			"(filesystem=? AND role='master' AND ?='master')");
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
@@ -104,6 +115,24 @@ static int create(struct api_req *q, struct api_resp *r)
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		api_error(r, 409, "conflict", "mount '%s' already has that path "
 			  "or is the master mount of '%s'",
+			  (const char *)sqlite3_column_text(st, 0), fs);
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	/*
+	 * The module mounts one superblock per device: a second kernel mount
+	 * of the filesystem on this host would be the same tree, and a
+	 * read-only one beside a read-write one is refused by the VFS.
+	 */
+	st = store_prep(famfsd.db, "SELECT name FROM mounts WHERE "
+			"filesystem=? AND backend='kernel' AND ?='kernel'");
+	sqlite3_bind_text(st, 1, fs, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, backend, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		api_error(r, 409, "conflict", "mount '%s' is the kernel mount of "
+			  "'%s' on this host; the module mounts a filesystem "
+			  "once per host (use that mount, or backend 'fuse')",
 			  (const char *)sqlite3_column_text(st, 0), fs);
 		sqlite3_finalize(st);
 		return -1;

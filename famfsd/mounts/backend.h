@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A mount backend turns "filesystem F on devices D at path P, as master or
- * client" into a mount. Today: "fuse" (famfs-fused, one supervised process
- * per mount). The kernel module backend ("kmod") plugs in here later: its
- * start() mounts and returns pid 0, its stop() unmounts.
+ * client" into a mount: "fuse" (famfs-fused, one supervised process per
+ * mount) or "kernel" (the famfs kernel module: start() mounts and returns
+ * pid 0, stop() unmounts, follow() keeps the mount up to the log).
  */
 #ifndef FAMFSD_MOUNT_BACKEND_H
 #define FAMFSD_MOUNT_BACKEND_H
@@ -37,9 +37,22 @@ struct mount_backend {
 	bool (*owns_pid)(pid_t pid);
 	/* Remove a mount whose server is gone ("Transport endpoint..."). */
 	void (*clean_stale)(const char *path);
+	/*
+	 * Backends without a server process (NULL for fuse): follow() is
+	 * called every tick while mounted and after famfsd changed the
+	 * filesystem; adopt() takes over a mount found after a restart.
+	 */
+	int (*follow)(const struct mount_spec *m, char *err, size_t errlen);
+	int (*adopt)(const struct mount_spec *m, char *err, size_t errlen);
 };
 
 const struct mount_backend *mount_backend_find(const char *name);
+extern const struct mount_backend kernel_backend;
+/*
+ * mount_backend_default() - "kernel" when the famfs module is loaded and
+ * every one of @devs is a DAX block device (fsdax), else "fuse".
+ */
+const char *mount_backend_default(char *const *devs, unsigned ndev);
 
 /* /proc/self/mountinfo: is @path a mount point? */
 bool mountinfo_has(const char *path);

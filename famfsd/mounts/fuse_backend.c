@@ -240,5 +240,7 @@ const struct mount_backend *mount_backend_find(const char *name)
 {
 	if (!strcmp(name, "fuse"))
 		return &fuse_backend;
+	if (!strcmp(name, "kernel"))
+		return &kernel_backend;
 	return NULL;
 }

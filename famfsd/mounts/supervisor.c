@@ -27,6 +27,8 @@ struct mount_rt {
 	int backoff;          /* seconds */
 	int64_t next_try_ms;
 	int64_t mounted_ms;
+	bool up;              /* a serverless (kernel) mount famfsd made */
+	char follow_err[256]; /* the last follow() error, reported once */
 };
 
 static struct mount_rt rts[MAX_MOUNTS];
@@ -214,8 +216,10 @@ static int start_backend(struct mount_row *m, struct mount_rt *rt,
 		snprintf(err, errlen, "filesystem '%s' has no devices", m->fs);
 		return -ENOENT;
 	}
-	/* The FUSE master takes the writer lock: famfsd gives its own up. */
-	if (!spec.client && fsmaster_drop(m->fs)) {
+	/* The FUSE master takes the writer lock: famfsd gives its own up.
+	 * A kernel mount writes no log: famfsd stays the writer.
+	 */
+	if (!spec.client && !b->follow && fsmaster_drop(m->fs)) {
 		fs_paths_free(spec.devs, spec.ndev);
 		snprintf(err, errlen, "a job is writing to '%s' through famfsd; "
 			 "mount its master when the job is done (or cancel it)",
@@ -230,8 +234,91 @@ static int start_backend(struct mount_row *m, struct mount_rt *rt,
 		return r;
 	rt->pid = pid;
 	rt->child = true;
+	if (b->follow) {
+		/* mounted and replayed by start() itself */
+		rt->up = true;
+		rt->mounted_ms = now_ms();
+		rt->follow_err[0] = 0;
+		set_state(m->name, "mounted", 0, "", false);
+		return 0;
+	}
 	set_state(m->name, "starting", pid, NULL, false);
 	return 0;
+}
+
+static void backoff(struct mount_rt *rt, int64_t now)
+{
+	rt->backoff = rt->backoff ? rt->backoff * 2 : 1;
+	if (rt->backoff > BACKOFF_MAX)
+		rt->backoff = BACKOFF_MAX;
+	rt->next_try_ms = now + rt->backoff * 1000;
+}
+
+/* Call a serverless backend's follow() (or adopt()) with the devices. */
+static int follow_one(struct mount_row *m, const struct mount_backend *b,
+		      bool adopt, char *err, size_t errlen)
+{
+	struct mount_spec spec = { .name = m->name, .path = m->path,
+		.client = !strcmp(m->role, "client"), .options = m->options,
+		.host_name = famfsd.cfg.host_name };
+	int r;
+
+	if (fs_device_paths(m->fs, &spec.devs, &spec.ndev)) {
+		snprintf(err, errlen, "filesystem '%s' has no devices", m->fs);
+		return -ENOENT;
+	}
+	r = adopt ? b->adopt(&spec, err, errlen) :
+		    b->follow(&spec, err, errlen);
+	fs_paths_free(spec.devs, spec.ndev);
+	return r;
+}
+
+/* A kernel mount: mounted is what mountinfo says; follow the log. */
+static void tick_serverless(struct mount_row *m, const struct mount_backend *b,
+			    struct mount_rt *rt, const char *res)
+{
+	int64_t now = now_ms();
+	char msg[1024];
+
+	if (rt->up && b->is_mounted(m->path)) {
+		if (rt->mounted_ms && now - rt->mounted_ms > 30000)
+			rt->backoff = 0;    /* stable again */
+		if (!follow_one(m, b, false, msg, sizeof(msg))) {
+			rt->follow_err[0] = 0;
+			return;
+		}
+		if (strncmp(rt->follow_err, msg, sizeof(rt->follow_err) - 1)) {
+			snprintf(rt->follow_err, sizeof(rt->follow_err),
+				 "%.255s", msg);
+			set_state(m->name, "mounted", 0, msg, false);
+			store_event(famfsd.db, "warning", res, "cannot follow "
+				    "the log: %s", msg);
+		}
+		return;
+	}
+	if (rt->up) {
+		rt->up = false;
+		rt->mounted_ms = 0;
+		backoff(rt, now);
+		snprintf(msg, sizeof(msg), "the kernel mount at %.900s is "
+			 "gone (unmounted outside famfsd)", m->path);
+		set_state(m->name, "failed", 0, msg, false);
+		store_event(famfsd.db, "warning", res, "%s; mounting again in "
+			    "%d s", msg, rt->backoff);
+		return;
+	}
+	if (now < rt->next_try_ms)
+		return;
+	if (start_backend(m, rt, msg, sizeof(msg))) {
+		backoff(rt, now);
+		set_state(m->name, "failed", 0, msg, false);
+		store_event(famfsd.db, "warning", res, "%s; retrying in %d s",
+			    msg, rt->backoff);
+		return;
+	}
+	set_state(m->name, "mounted", 0, "", true);
+	store_event(famfsd.db, "info", res, "mounted at %s with the kernel "
+		    "module", m->path);
 }
 
 /* Reap or probe the server; true if it is gone. */
@@ -268,6 +355,10 @@ static void tick_one(struct mount_row *m)
 	if (!rt || !b)
 		return;
 	snprintf(res, sizeof(res), "mounts/%s", m->name);
+	if (b->follow) {
+		tick_serverless(m, b, rt, res);
+		return;
+	}
 	if (rt->pid > 0 && !server_gone(rt, why, sizeof(why))) {
 		if (strcmp(m->state, "mounted") && b->is_mounted(m->path)) {
 			set_state(m->name, "mounted", rt->pid, "", false);
@@ -359,6 +450,21 @@ void mounts_reconcile(void)
 		    !(rt = rt_get(m.name)))
 			continue;
 		snprintf(res, sizeof(res), "mounts/%s", m.name);
+		if (b->follow && b->is_mounted(m.path)) {
+			char err[512];
+
+			if (!follow_one(&m, b, true, err, sizeof(err))) {
+				rt->up = true;
+				rt->mounted_ms = now_ms();
+				set_state(m.name, "mounted", 0, "", false);
+				store_event(famfsd.db, "info", res, "adopted the "
+					    "kernel mount at %s", m.path);
+				continue;
+			}
+			store_event(famfsd.db, "warning", res, "cannot adopt "
+				    "the kernel mount at %s (%s): unmounting "
+				    "it", m.path, err);
+		}
 		if (m.pid > 0 && kill(m.pid, 0) == 0 && b->owns_pid(m.pid) &&
 		    b->is_mounted(m.path)) {
 			rt->pid = m.pid;
@@ -393,7 +499,13 @@ int mounts_start(const char *name, int wait_ms, char *err, size_t errlen)
 	}
 	b = mount_backend_find(m.backend);
 	r = start_backend(&m, rt, err, errlen);
-	if (r)
+	if (r && b && b->follow && r != -EBUSY && r != -ENOTSUP) {
+		/* the mount itself failed: a mount_failed, retried later */
+		backoff(rt, now_ms());
+		set_state(name, "failed", 0, err, false);
+		return -ECHILD;
+	}
+	if (r || (b && b->follow))
 		return r;
 	for (int t = 0; t < wait_ms; t += 20) {
 		if (server_gone(rt, why, sizeof(why))) {
@@ -440,6 +552,34 @@ int mounts_stop(const char *name, char *err, size_t errlen)
 	rt_forget(name);
 	set_state(name, "unmounted", 0, "", false);
 	return 0;
+}
+
+void mounts_follow_fs(const char *fsname)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT name FROM mounts "
+		"WHERE filesystem=? AND desired='mounted'");
+	char names_buf[MAX_MOUNTS][64], err[512];
+	int n = 0;
+
+	if (!st)
+		return;
+	sqlite3_bind_text(st, 1, fsname, -1, SQLITE_STATIC);
+	while (n < MAX_MOUNTS && sqlite3_step(st) == SQLITE_ROW)
+		col(st, 0, names_buf[n++], 64);
+	sqlite3_finalize(st);
+	for (int i = 0; i < n; i++) {
+		const struct mount_backend *b;
+		struct mount_row m;
+		struct mount_rt *rt;
+
+		if (load(names_buf[i], &m) ||
+		    !(b = mount_backend_find(m.backend)) || !b->follow ||
+		    !(rt = rt_get(m.name)) || !rt->up)
+			continue;
+		if (follow_one(&m, b, false, err, sizeof(err)))
+			log_warn("mounts/%s: cannot follow the log: %s", m.name,
+				 err);
+	}
 }
 
 int mounts_running_pid(const char *name)

@@ -22,6 +22,8 @@ void mounts_tick(void);
 int mounts_start(const char *name, int wait_ms, char *err, size_t errlen);
 /* Unmount @name and stop its server. */
 int mounts_stop(const char *name, char *err, size_t errlen);
+/* Bring @fsname's kernel mounts up to its log now (after famfsd wrote). */
+void mounts_follow_fs(const char *fsname);
 /* How many mounts are in each state, for /metrics. */
 int mounts_running_pid(const char *name);
 

@@ -17,6 +17,7 @@
 
 #define FAMFS_KMOD_FSTYPE	"famfs"
 #define FAMFS_KMOD_SUPER_MAGIC	0x46414d53	/* "FAMS", statfs f_type */
+#define FAMFS_KMOD_ROOT_INO	1	/* the log's root inode number */
 
 /*
  * The meta directory in the root of every mount. File devN maps the whole
@@ -49,7 +50,13 @@ struct famfs_ioc_map {
 	__u64 items;		/* user pointer to nitems struct famfs_ioc_item */
 };
 
+/*
+ * ino: the log's inode number (1 + the seq of the creating entry), which
+ * stat() and readdir() then report, so that an agent following the log
+ * can tell a file from a newer one of the same name; 0 picks a number.
+ */
 struct famfs_ioc_create {
+	__u64 ino;
 	__u64 size;		/* file size; must fit in the map */
 	__u64 mtime_ns;
 	__u64 ctime_ns;
@@ -62,6 +69,7 @@ struct famfs_ioc_create {
 };
 
 struct famfs_ioc_mkdir {
+	__u64 ino;		/* as in famfs_ioc_create */
 	__u64 mtime_ns;
 	__u32 mode;		/* permission bits only */
 	__u32 uid;
@@ -80,6 +88,19 @@ struct famfs_ioc_mapinfo {
 	__u32 reserved;
 };
 
+/* Remove entry @name of the directory if it is inode @ino. */
+struct famfs_ioc_remove {
+	__u64 ino;
+	char name[FAMFS_IOC_NAME_MAX + 1];
+};
+
+/* Open @path as device @dev_index (the next one) of the mount. */
+struct famfs_ioc_device_add {
+	__u32 dev_index;
+	__u32 reserved;		/* must be 0 */
+	char path[4096];	/* NUL-ended */
+};
+
 #define FAMFS_IOC_MAGIC		0xFA
 /* On a directory fd: add a regular file with its map. */
 #define FAMFS_IOC_CREATE	_IOW(FAMFS_IOC_MAGIC, 1, struct famfs_ioc_create)
@@ -87,5 +108,18 @@ struct famfs_ioc_mapinfo {
 #define FAMFS_IOC_MKDIR		_IOW(FAMFS_IOC_MAGIC, 2, struct famfs_ioc_mkdir)
 /* On a regular file fd: report the map the kernel holds. */
 #define FAMFS_IOC_MAPINFO	_IOR(FAMFS_IOC_MAGIC, 3, struct famfs_ioc_mapinfo)
+/*
+ * On a directory fd: remove a file or an empty directory (a DELETE in the
+ * log). New lookups fail at once; a process that has the file open or
+ * mapped keeps it, and its memory stays claimed (a CREATE over it is
+ * -EBUSY) until the last such user is gone.
+ */
+#define FAMFS_IOC_REMOVE	_IOW(FAMFS_IOC_MAGIC, 4, struct famfs_ioc_remove)
+/*
+ * On the root fd: add a device (a DEVICE_ADD in the log). Its label must
+ * name this filesystem and this index; .meta/dev<index> appears.
+ */
+#define FAMFS_IOC_DEVICE_ADD	_IOW(FAMFS_IOC_MAGIC, 5, \
+				     struct famfs_ioc_device_add)
 
 #endif /* _UAPI_LINUX_FAMFS_IOCTL_H */

@@ -436,6 +436,66 @@ static void changed_mount_is_replaced(void **st)
 	cluster_free(c);
 }
 
+/*
+ * A backend in the file that differs from the mount's is a replace (POST
+ * with the file's backend); left out, the host's choice stands.
+ */
+static void mount_backend_change_is_replaced(void **st)
+{
+	static const char kernel[] =
+		"{\"items\":[{\"name\":\"fs0-master\",\"filesystem\":\"fs0\","
+		"\"path\":\"/mnt/m\",\"role\":\"master\",\"options\":\"\","
+		"\"backend\":\"kernel\",\"state\":\"mounted\"}]}";
+	static const char fuse_yaml[] =
+		"apiVersion: famfs.io/v1alpha1\n"
+		"kind: Cluster\n"
+		"metadata: {name: t}\n"
+		"hosts:\n"
+		"  - {name: h0, endpoint: /run/h0.sock, role: master}\n"
+		"  - {name: h1, endpoint: /run/h1.sock, role: client}\n"
+		"devices:\n"
+		"  - {name: e0, emul: {path: /dev/shm/e0, size: 16MiB}}\n"
+		"  - {name: e1, emul: {path: /dev/shm/e1, size: 16MiB}}\n"
+		"sets:\n"
+		"  - {name: s0, devices: [e0, e1], chunk: 2MiB}\n"
+		"filesystems:\n"
+		"  - {name: fs0, set: s0, master: h0}\n"
+		"mounts:\n"
+		"  - {filesystem: fs0, host: h0, path: /mnt/m, role: master,\n"
+		"     backend: fuse}\n"
+		"defaults: {chunk: 2MiB}\n";
+	struct cluster *c = load_text("small.yaml", small_yaml);
+	struct plan_opts o = { 0 };
+	struct host_state s[2];
+	struct plan p;
+	json_object *b;
+
+	(void)st;
+	/* not in the file: the kernel mount famfsd picked is left alone */
+	small_states(s, NULL, applied_devices, applied_sets, applied_fs,
+		     kernel);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.n, 0);
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+
+	c = load_text("fuse.yaml", fuse_yaml);
+	small_states(s, NULL, applied_devices, applied_sets, applied_fs,
+		     kernel);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.steps[0].op, PLAN_UPDATE);
+	assert_non_null(strstr(p.steps[0].detail, "backend kernel -> fuse"));
+	assert_string_equal(p.steps[0].calls[1].method, "POST");
+	b = json_object_object_get(p.steps[0].calls[1].body, "backend");
+	assert_non_null(b);
+	assert_string_equal(json_object_get_string(b), "fuse");
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+}
+
 static void failed_mount_is_a_note_not_a_change(void **st)
 {
 	static const char failed[] =
@@ -707,6 +767,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(changed_set_is_a_conflict_not_a_step),
 		cmocka_unit_test(set_grows_by_added_devices_and_never_shrinks),
 		cmocka_unit_test(changed_mount_is_replaced),
+		cmocka_unit_test(mount_backend_change_is_replaced),
 		cmocka_unit_test(failed_mount_is_a_note_not_a_change),
 		cmocka_unit_test(policy_update_sends_only_what_differs),
 		cmocka_unit_test(unreachable_host_is_unknown_not_planned),

@@ -26,5 +26,6 @@ refused 's/- name: fs0/- name: cancel/; s/filesystem: fs0/filesystem: cancel/' 3
 refused '0,/chunk: 2MiB/s//chunk: 2TiB/' 31 "1 TiB" "set chunk above 1 TiB"
 refused 's/logSize: 8MiB/logSize: 254MiB/' 38 "log" "log that leaves no data unit on device 0"
 refused 's/emul0, size: 256MiB/emul0, size: 2MiB/' 20 "8 MiB" "device too small for famfs"
+refused '44s/role: master/role: master\n    backend: kmod/' 45 "'kernel' or 'fuse'" "mount backend other than kernel or fuse"
 [ $checks -gt 0 ] || bad "no checks ran"
 [ $fails -eq 0 ] && echo "all $checks passed" || { echo "$fails of $checks failed"; exit 1; }

@@ -15,6 +15,16 @@
  *   mapinfo FILE                  the kernel's map size does not grow
  *   badmaps MOUNTPOINT            bad maps from user space get -EINVAL
  *   expect-rofs FILE              a client mount refuses writes
+ *   grow MOUNTPOINT PATH SEED STRIPS MIB
+ *                                 like live, MIB MiB in STRIPS strips
+ *                                 (SEED 0: no data written)
+ *   reuse MOUNTPOINT OLD NEW SEED master via meta: delete OLD, create NEW
+ *                                 (same size, pattern SEED) on OLD's memory
+ *   http SOCKET METHOD PATH [JSON] one request to famfsd; prints the
+ *                                 status line and body, exit 0 on 2xx
+ *   hold FILE SEED FLAG SEED2     mmap FILE, check SEED, touch FLAG.ready,
+ *                                 wait for FLAG, check SEED2 (the mapping
+ *                                 still reaches the same memory)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +35,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "famfs.h"
@@ -664,16 +677,13 @@ static int populate(char **devs, unsigned ndev)
 	return rc;
 }
 
-static int live(const char *mnt, const char *path, unsigned seed)
+/* Open the filesystem of a kernel mount, as master, through its meta files. */
+static int open_meta_master(const char *mnt, struct famfs_fs **fs)
 {
-	const uint64_t size = 4 * MiB;
 	static char meta[FAMFS_MAX_DEVICES][512];
 	char *paths[FAMFS_MAX_DEVICES];
-	struct famfs_fs *fs;
-	uint8_t *data = malloc(size);
 	struct stat st;
 	unsigned n;
-	int rc;
 
 	for (n = 0; n < FAMFS_MAX_DEVICES; n++) {
 		snprintf(meta[n], sizeof(meta[n]), "%s/.meta/dev%u", mnt, n);
@@ -681,13 +691,179 @@ static int live(const char *mnt, const char *path, unsigned seed)
 			break;
 		paths[n] = meta[n];
 	}
-	if (!data || n == 0 || open_master(paths, n, &fs))
+	if (n == 0)
+		return fprintf(stderr, "%s: no meta files\n", mnt), 1;
+	return open_master(paths, n, fs);
+}
+
+static int grow(const char *mnt, const char *path, unsigned seed,
+		unsigned strips, uint64_t size)
+{
+	uint8_t *data = seed ? malloc(size) : NULL;
+	struct famfs_fs *fs;
+	int rc;
+
+	if ((seed && !data) || open_meta_master(mnt, &fs)) {
+		free(data);
 		return 1;
-	pattern_fill(seed, 0, data, size);
-	rc = create(fs, path, size, 2, data);
+	}
+	if (data)
+		pattern_fill(seed, 0, data, size);
+	rc = create(fs, path, size, strips, data);
 	famfs_close(fs);
 	free(data);
 	return rc;
+}
+
+static int live(const char *mnt, const char *path, unsigned seed)
+{
+	return grow(mnt, path, seed, 2, 4 * MiB);
+}
+
+static bool items_overlap(const struct famfs_map_item *a,
+			  const struct famfs_map_item *b)
+{
+	return a->dev_index == b->dev_index &&
+	       a->offset < b->offset + b->length &&
+	       b->offset < a->offset + a->length;
+}
+
+/*
+ * Delete @old and create @new, as large, on the memory @old had: the
+ * allocator gives freed space back once no client can still use it, so
+ * this proves the test really reuses the space.
+ */
+static int reuse(const char *mnt, const char *old, const char *new,
+		 unsigned seed)
+{
+	struct famfs_map_item was[FAMFS_MAX_EXTENTS];
+	const struct famfs_fmap *m;
+	struct famfs_err e = { 0 };
+	struct famfs_attr a;
+	struct famfs_node *n;
+	struct famfs_fs *fs;
+	unsigned nwas, i, j;
+	uint8_t *data;
+	int rc;
+
+	if (open_meta_master(mnt, &fs))
+		return 1;
+	n = famfs_lookup(fs, old);
+	m = n ? famfs_node_map(n) : NULL;
+	if (!m) {
+		famfs_close(fs);
+		return fprintf(stderr, "%s: not found\n", old), 1;
+	}
+	famfs_node_attr(n, &a);
+	nwas = m->nitems;
+	memcpy(was, m->items, nwas * sizeof(was[0]));
+	rc = famfs_unlink(fs, old, &e);
+	famfs_close(fs);
+	if (rc)
+		return lib_fail(old, rc, &e);
+	/* a new master open reclaims what no client holds */
+	if (open_meta_master(mnt, &fs))
+		return 1;
+	data = malloc(a.size);
+	if (!data) {
+		famfs_close(fs);
+		return 1;
+	}
+	pattern_fill(seed, 0, data, a.size);
+	rc = create(fs, new, a.size, nwas > 1 ? nwas : 1, data);
+	free(data);
+	n = rc ? NULL : famfs_lookup(fs, new);
+	m = n ? famfs_node_map(n) : NULL;
+	for (i = 0; m && i < m->nitems; i++)
+		for (j = 0; j < nwas; j++)
+			if (items_overlap(&m->items[i], &was[j])) {
+				printf("%s reuses memory of %s (dev %u offset "
+				       "%#" PRIx64 ")\n", new, old,
+				       was[j].dev_index, was[j].offset);
+				famfs_close(fs);
+				return 0;
+			}
+	famfs_close(fs);
+	return fprintf(stderr, "%s does not reuse the memory of %s\n", new,
+		       old), 1;
+}
+
+static int file_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/*
+ * A process that keeps @path mapped while the test deletes it and the
+ * master writes pattern @seed2 into a new file on the same memory.
+ */
+static int hold(const char *path, unsigned seed, const char *flag,
+		unsigned seed2)
+{
+	char ready[600];
+	uint64_t size, bad;
+	uint8_t *p;
+	int fd = open_size(path, O_RDONLY, &size);
+
+	if (fd < 0)
+		return 1;
+	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return fail("mmap", path);
+	bad = pattern_check(seed, 0, p, size);
+	if (bad != UINT64_MAX)
+		return report_check(path, "hold (before)", bad, size, seed);
+	snprintf(ready, sizeof(ready), "%s.ready", flag);
+	fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return fail("create", ready);
+	close(fd);
+	/* the test names the moment; no deadline of our own */
+	while (!file_exists(flag))
+		nanosleep(&(struct timespec){ .tv_nsec = 50000000 }, NULL);
+	bad = pattern_check(seed2, 0, p, size);
+	munmap(p, size);
+	if (bad != UINT64_MAX)
+		return report_check(path, "hold (after the delete)", bad, size,
+				    seed2);
+	printf("%s: still mapped after its delete: %" PRIu64 " bytes, the "
+	       "same memory (pattern %u the master wrote there)\n", path,
+	       size, seed2);
+	return 0;
+}
+
+/* HTTP/1.1 over famfsd's unix socket, Connection: close. */
+static int http(const char *sock, const char *method, const char *path,
+		const char *json)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	static char req[8192], resp[65536];
+	size_t len = 0;
+	ssize_t n;
+	int fd, status = 0;
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)))
+		return fail("connect", sock);
+	snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nHost: famfsd\r\n"
+		 "Connection: close\r\nContent-Type: application/json\r\n"
+		 "Content-Length: %zu\r\n\r\n%s", method, path,
+		 json ? strlen(json) : 0, json ? json : "");
+	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req))
+		return fail("write", sock);
+	while (len < sizeof(resp) - 1 &&
+	       (n = read(fd, resp + len, sizeof(resp) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	resp[len] = 0;
+	sscanf(resp, "HTTP/1.%*d %d", &status);
+	printf("%s %s -> %d\n%s\n", method, path, status,
+	       strstr(resp, "\r\n\r\n") ? strstr(resp, "\r\n\r\n") + 4 : "");
+	return status >= 200 && status < 300 ? 0 : 1;
 }
 
 static unsigned seed_arg(const char *s)
@@ -706,6 +882,16 @@ int main(int argc, char **argv)
 		return populate(argv + 2, (unsigned)argc - 2);
 	if (argc == 5 && !strcmp(cmd, "live"))
 		return live(argv[2], argv[3], seed_arg(argv[4]));
+	if (argc == 7 && !strcmp(cmd, "grow"))
+		return grow(argv[2], argv[3], seed_arg(argv[4]),
+			    seed_arg(argv[5]), seed_arg(argv[6]) * MiB);
+	if ((argc == 5 || argc == 6) && !strcmp(cmd, "http"))
+		return http(argv[2], argv[3], argv[4], argc == 6 ? argv[5] : NULL);
+	if (argc == 6 && !strcmp(cmd, "reuse"))
+		return reuse(argv[2], argv[3], argv[4], seed_arg(argv[5]));
+	if (argc == 6 && !strcmp(cmd, "hold"))
+		return hold(argv[2], seed_arg(argv[3]), argv[4],
+			    seed_arg(argv[5]));
 	if (argc == 4 && !strcmp(cmd, "write-mmap"))
 		return write_mmap(argv[2], seed_arg(argv[3]));
 	if (argc == 4 && !strcmp(cmd, "write-io"))
@@ -726,6 +912,6 @@ int main(int argc, char **argv)
 		return expect_rofs(argv[2]);
 	fprintf(stderr, "usage: famfs-vmcheck mkfs|populate|live|write-mmap|"
 		"write-io|verify-read|verify-mmap|rw-cross|pmd|mapinfo|badmaps|"
-		"expect-rofs ARGS (see the source)\n");
+		"expect-rofs|grow|reuse|hold|http ARGS (see the source)\n");
 	return 2;
 }

@@ -13,7 +13,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=$1 KVER=$2 KERNEL=$3 KO=$4
 shift 4
 QEMU=${QEMU:-qemu-system-x86_64}
-TIMEOUT=${FAMFS_VM_TIMEOUT:-200}  # per guest; a run takes 20-60 s
+TIMEOUT=${FAMFS_VM_TIMEOUT:-900}  # per guest, a hang guard only
 LOG=$WORK/console.log
 
 mkdir -p "$WORK"
@@ -47,10 +47,12 @@ done
 GUESTS=${FAMFS_VM_GUESTS:-kmod client}
 case "$GUESTS" in kmod*) rm -f "$WORK/cxl-mem0.raw" "$WORK/cxl-lsa0.raw" ;; esac
 truncate -s 1G "$WORK/cxl-mem0.raw"
-truncate -s 256M "$WORK/cxl-lsa0.raw"
+# 2 MiB of labels hold far more than the 16 namespaces the checks make;
+# a larger label area only makes ndctl rewrite larger index blocks.
+truncate -s 2M "$WORK/cxl-lsa0.raw"
 cxl=(-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
      -object memory-backend-file,id=cxl-mem0,share=on,mem-path=$WORK/cxl-mem0.raw,size=1G
-     -object memory-backend-file,id=cxl-lsa0,share=on,mem-path=$WORK/cxl-lsa0.raw,size=256M
+     -object memory-backend-file,id=cxl-lsa0,share=on,mem-path=$WORK/cxl-lsa0.raw,size=2M
      -device cxl-rp,port=0,bus=cxl.1,id=root_port0,chassis=0,slot=2
      -device cxl-type3,bus=root_port0,memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0
      -device cxl-rp,port=1,bus=cxl.1,id=root_port1,chassis=0,slot=3

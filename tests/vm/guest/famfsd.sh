@@ -139,3 +139,95 @@ wrong_mode_system_ram() {
 	daxctl list -d "$dax" | grep "\"online_memblocks\":$online"
 	famfsd_stop
 }
+
+# famfsd's kernel mount backend on the two fresh namespaces many_devices
+# made for it: apply makes the filesystem and mounts it as master, with
+# the backend famfsd picks (kernel: the module is loaded and the devices
+# are fsdax).
+KM=/mnt/kmaster
+http() { famfs-vmcheck http $SOCK "$@"; }
+kfree() {
+	http GET /v1/filesystems/kfs | sed -n 's/.*"free": *\([0-9]*\).*/\1/p'
+}
+kmount_id() { awk -v m=$KM '$5 == m { print $1 }' /proc/self/mountinfo; }
+
+famfsd_kernel_mount() {
+	a=$(sed -n 1p /tmp/famfsd.devs)
+	b=$(sed -n 2p /tmp/famfsd.devs)
+	famfsd_start
+	cat >/tmp/k.yaml <<EOY
+apiVersion: famfs.io/v1alpha1
+kind: Cluster
+metadata: {name: guest}
+hosts:
+  - {name: guest, endpoint: $SOCK, role: master}
+devices:
+  - {name: ${a#/dev/}, cxl: {pmem: ${a#/dev/}}}
+  - {name: ${b#/dev/}, cxl: {pmem: ${b#/dev/}}}
+sets:
+  - {name: kset, devices: [${a#/dev/}, ${b#/dev/}]}
+filesystems:
+  - {name: kfs, set: kset, master: guest, logSize: 2097152}
+mounts:
+  - {filesystem: kfs, host: guest, path: $KM, role: master}
+EOY
+	famfs-cli apply /tmp/k.yaml
+	famfs-cli get mounts | tee /tmp/mounts.out
+	head -n 1 /tmp/mounts.out | grep -w BACKEND
+	grep -w kfs-master /tmp/mounts.out | grep -w kernel | grep -w mounted
+	grep " $KM famfs rw" /proc/mounts
+	[ -f $KM/.meta/dev0 ] && [ -f $KM/.meta/dev1 ]
+}
+
+# Files famfsd creates and deletes (its libfamfs master handle writes the
+# log) show up in the kernel mount at once: famfsd follows the log.
+famfsd_kernel_files() {
+	http POST /v1/files '{"filesystem": "kfs", "path": "/d/one", "size": 4194304}'
+	[ -f $KM/d/one ]
+	http DELETE /v1/files/kfs/d/one
+	not test -e $KM/d/one
+	# a file larger than half the free space, twice: the second one
+	# fits only on the memory the deleted first one gave back
+	free=$(kfree)
+	size=$(( (free / 2 / 4194304 + 1) * 4194304 ))
+	echo "free $free, two files of $size"
+	http POST /v1/files "{\"filesystem\": \"kfs\", \"path\": \"/big1\", \"size\": $size}"
+	[ -f $KM/big1 ]
+	http DELETE /v1/files/kfs/big1
+	not test -e $KM/big1
+	http POST /v1/files "{\"filesystem\": \"kfs\", \"path\": \"/big2\", \"size\": $size}"
+	famfs-vmcheck write-mmap $KM/big2 13
+	famfs-vmcheck verify-read $KM/big2 13
+}
+
+# A second kernel mount of the filesystem on this host is refused with
+# the reason (one superblock per device); the client side of the same
+# code (famfs_kmount_sync) is what follows famfsd's writes above.
+famfsd_kernel_second_refused() {
+	refuse http POST /v1/mounts "{\"name\": \"kfs-client\", \"filesystem\": \"kfs\", \"path\": \"/mnt/kclient\", \"role\": \"client\", \"backend\": \"kernel\"}" >/tmp/http.out
+	cat /tmp/http.out
+	grep -q -- '-> 409' /tmp/http.out
+	grep -q 'once per host' /tmp/http.out
+	not grep -q " /mnt/kclient " /proc/mounts
+}
+
+# famfsd stops: the kernel mount stays; famfsd starts again: it adopts
+# the same mount (same mount id, not mounted again) and follows again.
+famfsd_kernel_adopt() {
+	id=$(kmount_id)
+	[ -n "$id" ]
+	famfsd_stop
+	grep " $KM famfs " /proc/mounts
+	famfsd -f -s $SOCK -d /tmp/famfsd -p /usr/lib/famfs/plugins \
+		-n guest >>$FDLOG 2>&1 &
+	echo $! >/tmp/famfsd.pid
+	until_ok famfs-cli get devices
+	famfs-cli get mounts | grep -w kfs-master | grep -w mounted
+	[ "$(kmount_id)" = "$id" ]
+	http POST /v1/files '{"filesystem": "kfs", "path": "/after", "size": 2097152}'
+	[ -f $KM/after ]
+	famfs-vmcheck verify-read $KM/big2 13
+	http DELETE /v1/mounts/kfs-master
+	not grep -q " $KM famfs " /proc/mounts
+	famfsd_stop
+}

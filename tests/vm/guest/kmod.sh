@@ -77,6 +77,41 @@ live_create() {
 	famfs-vmcheck verify-mmap $LIVE 4
 }
 
+# Until FILE exists; no deadline of its own (the guest's timeout is one).
+wait_file() {
+	while [ ! -e "$1" ]; do sleep 0.1; done
+}
+
+# A file deleted while a process maps it, its memory then given to a new
+# file (docs/kmod.md, "Deletes"): the name goes at once; the process's
+# mapping stays valid and on the same memory (it reads what the master
+# writes there); the mount adds the new file only once the process is
+# gone.
+delete_reuse() {
+	famfs-vmcheck grow $MNT /victim 5 2 4
+	famfs-cli mount --replay $MNT
+	famfs-vmcheck verify-read $MNT/victim 5
+	rm -f /tmp/hold /tmp/hold.ready
+	famfs-vmcheck hold $MNT/victim 5 /tmp/hold 9 &
+	holder=$!
+	wait_file /tmp/hold.ready
+	famfs-vmcheck reuse $MNT /victim /reuse 9
+	famfs-cli mount --replay $MNT | tee /tmp/replay.out
+	grep -q ' 1 removed,' /tmp/replay.out
+	grep -q ' 1 waiting' /tmp/replay.out
+	not test -e $MNT/victim
+	not test -e $MNT/reuse
+	# still waiting: the memory is the removed file's while it is mapped
+	famfs-cli mount --replay $MNT | grep ' 1 waiting'
+	touch /tmp/hold
+	wait $holder
+	famfs-cli mount --replay $MNT | tee /tmp/replay.out
+	grep -q ' 1 new files,' /tmp/replay.out
+	famfs-vmcheck verify-mmap $MNT/reuse 9
+	famfs-vmcheck write-mmap $MNT/reuse 6
+	famfs-vmcheck verify-read $MNT/reuse 6
+}
+
 do_umount() {
 	famfs-cli umount $MNT
 	not mounted
@@ -144,6 +179,58 @@ missing_device_refused() {
 	not mounted
 }
 
+# Nine 16 MiB (the region's alignment) fsdax namespaces of the region as
+# one filesystem (more than the module's old limit of 8), then a tenth
+# added while it is mounted.
+MANY=/mnt/many
+many_devices() {
+	modprobe famfs
+	: >/tmp/many.devs
+	# two more for famfsd's kernel backend checks (guest/famfsd.sh);
+	# struct pages in RAM (-M mem): nothing to write on the device
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+		ndctl create-namespace -r region0 -m fsdax -M mem -s 16M \
+			>/tmp/ns.json
+		sed -n 's/.*"blockdev":"\([^"]*\)".*/\/dev\/\1/p' \
+			/tmp/ns.json >>/tmp/many.devs
+	done
+	cat /tmp/many.devs
+	[ "$(wc -l </tmp/many.devs)" = 12 ]
+	sed -n '11,12p' /tmp/many.devs >/tmp/famfsd.devs
+	sed -i '11,12d' /tmp/many.devs
+	nine=$(head -n 9 /tmp/many.devs | tr '\n' ' ')
+	famfs-vmcheck mkfs $nine
+	mkdir -p $MANY
+	famfs-cli mount --kernel $nine $MANY
+	[ -f $MANY/.meta/dev8 ]
+	famfs-vmcheck grow $MANY /wide 7 9 18 | tee /tmp/grow.out
+	grep -q ': dev 8 ' /tmp/grow.out
+	famfs-cli mount --replay $MANY
+	famfs-vmcheck verify-mmap $MANY/wide 7
+}
+
+device_add() {
+	new=$(tail -n 1 /tmp/many.devs)
+	meta=""
+	for i in 0 1 2 3 4 5 6 7 8; do meta="$meta -d $MANY/.meta/dev$i"; done
+	famfs-cli adddev $meta $new
+	# the log names the new device by its label only: give candidates
+	famfs-cli mount --replay $MANY $new | tee /tmp/replay.out
+	grep -q ' 1 added devices' /tmp/replay.out
+	[ -f $MANY/.meta/dev9 ]
+	famfs-vmcheck grow $MANY /onnew 8 10 20 | tee /tmp/grow.out
+	grep -q ': dev 9 ' /tmp/grow.out
+	famfs-cli mount --replay $MANY
+	famfs-vmcheck verify-mmap $MANY/onnew 8
+	famfs-cli umount $MANY
+	# a new mount takes all ten; the tenth again from the log
+	famfs-cli mount --kernel --client $(cat /tmp/many.devs) $MANY |
+		tee /tmp/mount.out
+	grep -q '1 added devices' /tmp/mount.out
+	famfs-vmcheck verify-read $MANY/onnew 8
+	famfs-cli umount $MANY
+}
+
 rmmod_clean() {
 	unmounted
 	rmmod famfs
@@ -163,6 +250,7 @@ check map_size map_size
 check bad_maps bad_maps
 check vfs_refuses vfs_refuses
 check live_create live_create
+check delete_reuse delete_reuse
 check umount do_umount
 check remount_replay remount_replay
 check client_readonly client_readonly
@@ -174,6 +262,12 @@ check famfsd_discovery discovery_matches
 check discovery_catches_wrong discovery_catches_wrong
 check wrong_mode_sector wrong_mode_sector
 check wrong_mode_system_ram wrong_mode_system_ram
+check many_devices many_devices
+check device_add device_add
+check famfsd_kernel_mount famfsd_kernel_mount
+check famfsd_kernel_files famfsd_kernel_files
+check famfsd_kernel_second_refused famfsd_kernel_second_refused
+check famfsd_kernel_adopt famfsd_kernel_adopt
 check dmesg_clean dmesg_clean
 dmesg | grep -i -E 'famfs|dax' | tail -n 30 | sed 's/^/dmesg: /'
 exit $failed

@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Mounts through the famfs kernel module: mount(2), then the log (read
+ * through MNT/.meta/devN, the same DAX memory the files map) replayed
+ * into the mount with the module's ioctls. A sync compares the mount's
+ * tree with the replayed one by inode number (the module reports the
+ * log's: 1 + the seq of the creating entry), so it needs no memory of
+ * earlier passes: what the mount has and the log no longer has (deleted,
+ * or replaced by a newer file of the same name) is removed, what the log
+ * has and the mount not is added.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "famfs_kmount.h"
+#include "internal.h"
+#include "../kmod/uapi/famfs_ioctl.h"
+
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_ioc_item) ==
+		    sizeof(struct famfs_map_item), "uapi item differs");
+FAMFS_STATIC_ASSERT(FAMFS_IOC_NAME_MAX == FAMFS_NAME_MAX, "name limits");
+
+struct famfs_kmount {
+	char mnt[FAMFS_PATH_MAX + 1];
+	struct famfs_fs *fs;
+	bool dirty;               /* entries replayed or busy since the walk */
+	unsigned added;           /* devices attach added, for the next count */
+};
+
+struct sync_ctx {
+	struct famfs_fs *fs;
+	struct famfs_kmount_count *n;
+	struct famfs_err *e;
+	const char *mnt;
+};
+
+/* MNT/.meta/dev0, dev1, ...: the devices the mount has. */
+static unsigned meta_paths(const char *mnt, char (*buf)[FAMFS_PATH_MAX],
+			   const char **paths)
+{
+	struct stat st;
+	unsigned n;
+
+	for (n = 0; n < FAMFS_MAX_DEVICES; n++) {
+		snprintf(buf[n], FAMFS_PATH_MAX, "%s/%s/%s%u", mnt,
+			 FAMFS_KMOD_META_DIR, FAMFS_KMOD_META_DEV_PREFIX, n);
+		if (stat(buf[n], &st) != 0)
+			break;
+		paths[n] = buf[n];
+	}
+	return n;
+}
+
+static int read_at(const char *path, uint64_t off, void *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got;
+
+	if (fd < 0)
+		return -errno;
+	got = pread(fd, buf, len, (off_t)off);
+	close(fd);
+	return got == (ssize_t)len ? 0 : -EIO;
+}
+
+/*
+ * The device among @devs whose label says it is device @index of the
+ * filesystem whose superblock dev0 of the mount holds: added to the mount.
+ */
+static int add_device(const char *mnt, const char *dev0, unsigned index,
+		      const char *const *devs, unsigned ndev,
+		      struct famfs_err *e)
+{
+	struct famfs_ioc_device_add req = { .dev_index = index };
+	struct famfs_superblock sb;
+	struct famfs_dev_label l;
+	int fd, r;
+
+	r = read_at(dev0, FAMFS_SB_OFFSET, &sb, sizeof(sb));
+	if (r)
+		return famfs_set_err(e, r, "%s: cannot read the superblock",
+				     dev0);
+	for (unsigned i = 0; i < ndev; i++) {
+		if (read_at(devs[i], FAMFS_LABEL_OFFSET, &l, sizeof(l)) ||
+		    famfs_label_check(&l, devs[i], NULL) ||
+		    memcmp(&l.fs_uuid, &sb.fs_uuid, sizeof(l.fs_uuid)) ||
+		    l.dev_index != index)
+			continue;
+		if (strlen(devs[i]) >= sizeof(req.path))
+			return famfs_set_err(e, -ENAMETOOLONG, "%s: path too "
+					     "long", devs[i]);
+		snprintf(req.path, sizeof(req.path), "%s", devs[i]);
+		fd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return famfs_set_err(e, -errno, "cannot open %s: %s",
+					     mnt, strerror(errno));
+		r = ioctl(fd, FAMFS_IOC_DEVICE_ADD, &req) ? -errno : 0;
+		close(fd);
+		if (r)
+			return famfs_set_err(e, r, "%s: the kernel refused it "
+					     "as device %u: %s (see dmesg)",
+					     devs[i], index, strerror(-r));
+		return 0;
+	}
+	return famfs_set_err(e, -ENODEV, "the log added device %u; none of "
+			     "the %u devices given carries its label", index,
+			     ndev);
+}
+
+/* Open the log via .meta, adding the devices the log added first. */
+static int open_log(const char *mnt, const char *const *devs, unsigned ndev,
+		    struct famfs_fs **fs, unsigned *added, struct famfs_err *e)
+{
+	struct famfs_open_opts o = { .flags = FAMFS_OPEN_READ };
+	char (*buf)[FAMFS_PATH_MAX] = calloc(FAMFS_MAX_DEVICES, sizeof(*buf));
+	const char *paths[FAMFS_MAX_DEVICES];
+	unsigned nmeta;
+	int r;
+
+	if (!buf)
+		return famfs_set_err(e, -ENOMEM, "out of memory");
+	for (;;) {
+		nmeta = meta_paths(mnt, buf, paths);
+		if (nmeta == 0) {
+			r = famfs_set_err(e, -ENOENT, "%s is not a famfs "
+					  "kernel mount (no %s/%s0)", mnt,
+					  FAMFS_KMOD_META_DIR,
+					  FAMFS_KMOD_META_DEV_PREFIX);
+			break;
+		}
+		r = famfs_open(paths, nmeta, &o, fs, e);
+		if (r != -ENODEV)
+			break;
+		r = add_device(mnt, paths[0], nmeta, devs, ndev, e);
+		if (r)
+			break;
+		(*added)++;
+	}
+	free(buf);
+	return r;
+}
+
+FAMFS_EXPORT int famfs_kmount_attach(const char *mnt, const char *const *devs,
+				     unsigned ndev, struct famfs_kmount **out,
+				     struct famfs_err *e)
+{
+	struct famfs_kmount *km = calloc(1, sizeof(*km));
+	int r;
+
+	if (!km)
+		return famfs_set_err(e, -ENOMEM, "out of memory");
+	snprintf(km->mnt, sizeof(km->mnt), "%s", mnt);
+	r = open_log(mnt, devs, ndev, &km->fs, &km->added, e);
+	if (r) {
+		free(km);
+		return r;
+	}
+	km->dirty = true;
+	*out = km;
+	return 0;
+}
+
+FAMFS_EXPORT void famfs_kmount_detach(struct famfs_kmount *km)
+{
+	if (!km)
+		return;
+	famfs_close(km->fs);
+	free(km);
+}
+
+static int sync_dir(struct sync_ctx *c, int dirfd, struct famfs_node *dir);
+
+static int create_file(int dirfd, struct famfs_node *n,
+		       const struct famfs_attr *a)
+{
+	const struct famfs_fmap *m = famfs_node_map(n);
+	struct famfs_ioc_create req;
+
+	memset(&req, 0, sizeof(req));
+	snprintf(req.name, sizeof(req.name), "%s", famfs_node_name(n));
+	req.ino = a->ino;
+	req.size = a->size;
+	req.mtime_ns = a->mtime_ns;
+	req.ctime_ns = a->ctime_ns;
+	req.mode = a->mode & 07777;
+	req.uid = a->uid;
+	req.gid = a->gid;
+	if (m) {
+		req.map.map_type = m->type;
+		req.map.nitems = m->nitems;
+		req.map.chunk = m->chunk;
+		req.map.items = (uint64_t)(uintptr_t)m->items;
+	}
+	return ioctl(dirfd, FAMFS_IOC_CREATE, &req) ? -errno : 0;
+}
+
+static int create_dir(int dirfd, struct famfs_node *n,
+		      const struct famfs_attr *a)
+{
+	struct famfs_ioc_mkdir req;
+
+	memset(&req, 0, sizeof(req));
+	snprintf(req.name, sizeof(req.name), "%s", famfs_node_name(n));
+	req.ino = a->ino;
+	req.mtime_ns = a->mtime_ns;
+	req.mode = a->mode & 07777;
+	req.uid = a->uid;
+	req.gid = a->gid;
+	return ioctl(dirfd, FAMFS_IOC_MKDIR, &req) ? -errno : 0;
+}
+
+static int remove_entry(int dirfd, const char *name, uint64_t ino)
+{
+	struct famfs_ioc_remove req = { .ino = ino };
+
+	snprintf(req.name, sizeof(req.name), "%s", name);
+	return ioctl(dirfd, FAMFS_IOC_REMOVE, &req) ? -errno : 0;
+}
+
+static int remove_tree(struct sync_ctx *c, int dirfd, const char *name,
+		       uint64_t ino, bool is_dir);
+
+/* Remove everything in the directory open as @dirfd. */
+static int empty_dir(struct sync_ctx *c, int dirfd)
+{
+	int fd = dup(dirfd), r = 0;
+	struct dirent *d;
+	DIR *dir;
+
+	if (fd < 0 || !(dir = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	while (!r && (d = readdir(dir)))
+		if (strcmp(d->d_name, ".") && strcmp(d->d_name, ".."))
+			r = remove_tree(c, dirfd, d->d_name, d->d_ino,
+					d->d_type == DT_DIR);
+	closedir(dir);
+	return r;
+}
+
+static int remove_tree(struct sync_ctx *c, int dirfd, const char *name,
+		       uint64_t ino, bool is_dir)
+{
+	int fd, r = 0;
+
+	if (is_dir) {
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		r = empty_dir(c, fd);
+		close(fd);
+	}
+	if (!r)
+		r = remove_entry(dirfd, name, ino);
+	if (!r)
+		c->n->removed++;
+	return r;
+}
+
+/* Remove what the mount has in @dir and the log does not (any more). */
+static int remove_stale(struct sync_ctx *c, int dirfd, struct famfs_node *dir,
+			bool root)
+{
+	int fd = dup(dirfd), r = 0;
+	struct famfs_node *n;
+	struct famfs_attr a;
+	struct dirent *d;
+	DIR *dh;
+
+	if (fd < 0 || !(dh = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return famfs_set_err(c->e, -errno, "cannot read a directory "
+				     "of %s", c->mnt);
+	}
+	while (!r && (d = readdir(dh))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") ||
+		    (root && !strcmp(d->d_name, FAMFS_KMOD_META_DIR)))
+			continue;
+		n = famfs_lookup_child(c->fs, dir, d->d_name);
+		if (n) {
+			famfs_node_attr(n, &a);
+			if (a.ino == d->d_ino &&
+			    famfs_node_is_dir(n) == (d->d_type == DT_DIR))
+				continue;
+		}
+		r = remove_tree(c, dirfd, d->d_name, d->d_ino,
+				d->d_type == DT_DIR);
+		if (r)
+			famfs_set_err(c->e, r, "%s: cannot remove %s: %s",
+				      c->mnt, d->d_name, strerror(-r));
+	}
+	closedir(dh);
+	return r;
+}
+
+/* Add the log's children of @dir that the mount lacks, depth first. */
+static int add_missing(struct sync_ctx *c, int dirfd, struct famfs_node *dir)
+{
+	char path[FAMFS_PATH_MAX + 1];
+	struct famfs_node *n;
+	struct famfs_attr a;
+	int r, fd;
+
+	for (n = famfs_node_first_child(dir); n; n = famfs_node_next_sibling(n)) {
+		famfs_node_attr(n, &a);
+		r = famfs_node_is_dir(n) ? create_dir(dirfd, n, &a) :
+		    create_file(dirfd, n, &a);
+		if (!r && famfs_node_is_dir(n))
+			c->n->dirs++;
+		else if (!r)
+			c->n->files++;
+		else if (r == -EEXIST)
+			c->n->existing++;
+		else if (r == -EBUSY)
+			c->n->busy++;
+		if (r && r != -EEXIST && r != -EBUSY) {
+			famfs_node_path(n, path, sizeof(path));
+			return famfs_set_err(c->e, r, "%s%s: %s%s", c->mnt,
+					     path, strerror(-r), r == -EINVAL ?
+					     " (the kernel refused its map; "
+					     "see dmesg)" : "");
+		}
+		if (!famfs_node_is_dir(n))
+			continue;
+		fd = openat(dirfd, famfs_node_name(n),
+			    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return famfs_set_err(c->e, -errno, "cannot open a "
+					     "directory of %s", c->mnt);
+		r = sync_dir(c, fd, n);
+		close(fd);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int sync_dir(struct sync_ctx *c, int dirfd, struct famfs_node *dir)
+{
+	int r = remove_stale(c, dirfd, dir, dir == famfs_root(c->fs));
+
+	return r ? r : add_missing(c, dirfd, dir);
+}
+
+FAMFS_EXPORT int famfs_kmount_sync(struct famfs_kmount *km,
+				   const char *const *devs, unsigned ndev,
+				   struct famfs_kmount_count *n,
+				   struct famfs_err *e)
+{
+	struct sync_ctx c = { .n = n, .e = e, .mnt = km->mnt };
+	int rootfd, r;
+
+	memset(n, 0, sizeof(*n));
+	n->devices = km->added;
+	km->added = 0;
+	r = famfs_replay(km->fs, e);
+	if (r < 0)
+		return r;
+	if (r > 0)
+		km->dirty = true;
+	if (km->fs->missing_dev[0]) {
+		/* A DEVICE_ADD for a device the mount lacks: add it, reopen. */
+		famfs_close(km->fs);
+		km->fs = NULL;
+		r = open_log(km->mnt, devs, ndev, &km->fs, &n->devices, e);
+		if (r)
+			return r;
+		km->dirty = true;
+	}
+	if (!km->dirty)
+		return 0;
+	rootfd = open(km->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return famfs_set_err(e, -errno, "cannot open %s: %s", km->mnt,
+				     strerror(errno));
+	c.fs = km->fs;
+	famfs_fs_rdlock(km->fs);
+	r = sync_dir(&c, rootfd, famfs_root(km->fs));
+	famfs_fs_unlock(km->fs);
+	close(rootfd);
+	/* Busy files are tried again next time. */
+	km->dirty = r || n->busy;
+	return r;
+}
+
+/*
+ * "dev=P1,dev=P2,..." for devices 1.. of the superblock (devices added
+ * later are added after the mount by famfs_kmount_sync()); device 0's
+ * path into @dev0. With one device nothing is opened.
+ */
+static int mount_options(const char *const *devs, unsigned ndev, char *dev0,
+			 size_t dev0len, char *opts, size_t optlen,
+			 struct famfs_err *e)
+{
+	struct famfs_open_opts o = { .flags = FAMFS_OPEN_READ };
+	struct famfs_fs *fs;
+	size_t used = 0;
+	unsigned nsb;
+	int r;
+
+	opts[0] = '\0';
+	snprintf(dev0, dev0len, "%s", devs[0]);
+	if (ndev == 1)
+		return 0;
+	r = famfs_open(devs, ndev, &o, &fs, e);
+	if (r)
+		return r;
+	nsb = famfs_fs_sb(fs)->ndevices;
+	snprintf(dev0, dev0len, "%s", famfs_dev_path(famfs_fs_dev(fs, 0)));
+	for (unsigned i = 1; i < nsb && !r; i++) {
+		const char *p = famfs_dev_path(famfs_fs_dev(fs, i));
+
+		if (strchr(p, ','))
+			r = famfs_set_err(e, -EINVAL, "%s: a device path with "
+					  "',' cannot be passed to mount(2)", p);
+		else if ((size_t)snprintf(opts + used, optlen - used,
+					  "%s%s=%s", used ? "," : "",
+					  FAMFS_KMOD_MOUNT_OPT_DEV, p) >=
+			 optlen - used)
+			r = famfs_set_err(e, -E2BIG, "too many device paths");
+		else
+			used += strlen(opts + used);
+	}
+	famfs_close(fs);
+	return r;
+}
+
+static int mount_error(struct famfs_err *e, const char *dev, const char *mnt,
+		       int err)
+{
+	if (err == ENODEV)
+		return famfs_set_err(e, -err, "filesystem type '%s' is "
+				     "unknown: load the kernel module "
+				     "(modprobe famfs)", FAMFS_KMOD_FSTYPE);
+	if (err == EINVAL)
+		return famfs_set_err(e, -err, "%s refused: not an fsdax (DAX) "
+				     "device, no valid famfs superblock, or a "
+				     "device of the filesystem missing (see "
+				     "dmesg)", dev);
+	return famfs_set_err(e, -err, "cannot mount %s on %s: %s", dev, mnt,
+			     strerror(err));
+}
+
+FAMFS_EXPORT int famfs_kmount_mount(const char *const *devs, unsigned ndev,
+				    const char *mnt, bool client,
+				    struct famfs_kmount_count *n, char *desc,
+				    size_t desclen, struct famfs_err *e)
+{
+	char opts[8192], dev0[FAMFS_PATH_MAX];
+	struct famfs_kmount *km;
+	struct stat st;
+	int r;
+
+	if (stat(mnt, &st) != 0 || !S_ISDIR(st.st_mode))
+		return famfs_set_err(e, -ENOTDIR, "%s is not a directory", mnt);
+	r = mount_options(devs, ndev, dev0, sizeof(dev0), opts, sizeof(opts),
+			  e);
+	if (r)
+		return r;
+	snprintf(desc, desclen, "%s%s%s", dev0, opts[0] ? " " : "", opts);
+	if (mount(dev0, mnt, FAMFS_KMOD_FSTYPE, client ? MS_RDONLY : 0,
+		  opts[0] ? opts : NULL) != 0)
+		return mount_error(e, dev0, mnt, errno);
+	r = famfs_kmount_attach(mnt, devs, ndev, &km, e);
+	if (!r) {
+		r = famfs_kmount_sync(km, devs, ndev, n, e);
+		famfs_kmount_detach(km);
+	}
+	/* Never leave a half-replayed mount behind. */
+	if (r && umount2(mnt, 0) != 0) {
+		char why[sizeof(e->msg)];
+
+		snprintf(why, sizeof(why), "%s", e->msg);
+		famfs_set_err(e, r, "%.400s; and cannot unmount %s again: %s",
+			      why, mnt, strerror(errno));
+	}
+	return r;
+}
