@@ -28,6 +28,12 @@ static void op_init(void *ud, struct fuse_conn_info *conn)
 {
 	(void)ud;
 	conn->max_readahead = UINT32_MAX;    /* the kernel clamps it */
+	/* 1 MiB per WRITE, the most either side allows: libfuse 3.14's
+	 * request buffer holds 256 pages and the kernel's max_pages limit
+	 * (fs.fuse.max_pages_limit) defaults to 256; libfuse asks for
+	 * max_pages to match.
+	 */
+	conn->max_write = 1u << 20;
 	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
 		conn->want |= FUSE_CAP_PARALLEL_DIROPS;
 	/* famfsd grows the filesystem by an ioctl on the root (grow.c) */

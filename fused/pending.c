@@ -2,7 +2,7 @@
 /*
  * The master's uncommitted files. A file created through the mount lives
  * here from create to its last release: it has a provisional inode number,
- * a reservation (famfs_alloc) that grows by reallocate-and-copy while it is
+ * a reservation (famfs_alloc) that grows by appended extents while it is
  * written, and attributes that setattr changes. At the last release it is
  * trimmed to its final size and committed to the log (famfs_commit_file);
  * only then do clients see it. Locks: pend_mu (the table, open counts,

@@ -1,21 +1,35 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Data of the master's uncommitted files. The reservation holds the
- * invariant that bytes in [size, allocation) are zero, so a sparse write
- * or an extending truncate reads back zeros, and space freed by a delete
- * never shows its old bytes. A write past the reservation reallocates
- * (doubling), copies what was written and gives the old space back;
- * ftruncate and fallocate reserve exactly what they are asked for, with
- * the default placement (interleaved over all devices above one chunk).
+ * Data of the master's uncommitted files. Bytes of the reservation past
+ * the file size hold whatever the space held before (a deleted file's
+ * bytes): every change that makes the size larger zeros the range it
+ * exposes first (a write past the end, an extending truncate or
+ * fallocate), and the trim before the commit zeros the rest of the last
+ * 4 KiB block, so neither a read nor a client's mapping ever shows them.
+ *
+ * A write past the reservation appends more space to the file's extent
+ * list, at least doubling it (a 256 MiB file takes ~9 extents), so data
+ * never moves while a file grows and a copy of N bytes writes N bytes.
+ * Only an interleaved reservation (from ftruncate or fallocate, which
+ * reserve exactly what they are asked for with the default placement)
+ * or an extent list at the format's limit is reallocated and copied.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <linux/falloc.h>
 
 #include "pending.h"
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
 static const struct famfs_alloc_policy default_policy = { 0, 0 };
+/* growth steps: one extent each, wherever the allocator finds room */
+static const struct famfs_alloc_policy extent_policy = { 1, 0 };
 
 /* Zero file range [from, to) of map @m. */
 static void map_zero(const struct famfs_fmap *m, uint64_t from, uint64_t to)
@@ -34,6 +48,31 @@ static void map_zero(const struct famfs_fmap *m, uint64_t from, uint64_t to)
 		memset(famfs_dev_base(d) + loc.dev_offset, 0, n);
 		famfs_dev_flush(d, loc.dev_offset, n);
 		from += n;
+	}
+}
+
+/*
+ * Map the page tables of items [@from, nitems) of @m now, in one call per
+ * item: the writes that follow would otherwise take a fault per 4 KiB
+ * page (tmpfs-backed emulated devices; each fault is a trip to the
+ * hypervisor on a VM), which made copying in fault-bound. Only whole
+ * 2 MiB units: a small file's few pages are not worth a system call.
+ * Best effort: a kernel without MADV_POPULATE_WRITE faults as before.
+ */
+static void map_populate(const struct famfs_fmap *m, unsigned from)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	for (unsigned i = from; i < m->nitems; i++) {
+		struct famfs_dev *d = famfs_fs_dev(fused.fs, m->items[i].dev_index);
+		uintptr_t a, end;
+
+		if (!d || m->items[i].length < FAMFS_UNIT_SIZE)
+			continue;
+		a = (uintptr_t)(famfs_dev_base(d) + m->items[i].offset);
+		end = a + m->items[i].length;
+		a &= ~(page - 1);
+		madvise((void *)a, end - a, MADV_POPULATE_WRITE);
 	}
 }
 
@@ -66,26 +105,51 @@ static int map_copy(const struct famfs_fmap *dst, const struct famfs_fmap *src,
 	return 0;
 }
 
-/*
- * Make the reservation hold @need bytes (pf->mu held). @exact: the size
- * was declared (truncate, fallocate): reserve just that; else a write is
- * growing the file: at least double, so that a cp of N bytes copies O(N).
- */
-static int ensure_cap(struct pfile *pf, uint64_t need, bool exact)
+/* Append @bytes of new space to extent map pf->map; the data stays. */
+static int append_extents(struct pfile *pf, uint64_t bytes)
 {
-	uint64_t cap = pf->map ? famfs_fmap_bytes(pf->map) : 0, want;
+	struct famfs_fmap *add, *nm;
+	struct famfs_err e = { 0 };
+	unsigned n = pf->map->nitems;
+	int r;
+
+	r = famfs_alloc(fused.fs, bytes, &extent_policy, &add, &e);
+	if (r)
+		return r;
+	if (add->type != FAMFS_MAP_EXTENTS ||
+	    n + add->nitems > FAMFS_MAX_EXTENTS ||
+	    !(nm = realloc(pf->map, famfs_fmap_sizeof(n + add->nitems)))) {
+		famfs_alloc_release(fused.fs, add);
+		free(add);
+		return -E2BIG;
+	}
+	memcpy(&nm->items[n], add->items, add->nitems * sizeof(add->items[0]));
+	nm->nitems = (uint16_t)(n + add->nitems);
+	free(add);
+	pf->map = nm;
+	map_populate(nm, n);
+	return 0;
+}
+
+/* A new reservation of @want bytes holding what was written; the old
+ * space goes back. Past bytes need no zeroing: see the top of the file.
+ * @populate: writes follow (not so for a declared size: ingest writes a
+ * fallocated file through its own mapping).
+ */
+static int reallocate(struct pfile *pf, uint64_t want, uint64_t need,
+		      bool populate)
+{
 	struct famfs_fmap *nm = NULL;
 	struct famfs_err e = { 0 };
 	int r;
 
-	if (need <= cap)
-		return 0;
-	want = exact || !pf->map ? need : (need > 2 * cap ? need : 2 * cap);
 	r = famfs_alloc(fused.fs, want, &default_policy, &nm, &e);
 	if (r == -ENOSPC && want > need)
 		r = famfs_alloc(fused.fs, need, &default_policy, &nm, &e);
 	if (r)
 		return r;
+	if (populate)
+		map_populate(nm, 0);
 	if (pf->map) {
 		r = map_copy(nm, pf->map, pf->size);
 		if (r) {
@@ -93,14 +157,37 @@ static int ensure_cap(struct pfile *pf, uint64_t need, bool exact)
 			free(nm);
 			return r;
 		}
-	}
-	map_zero(nm, pf->size, famfs_fmap_bytes(nm));
-	if (pf->map) {
 		famfs_alloc_release(fused.fs, pf->map);
 		free(pf->map);
 	}
 	pf->map = nm;
 	return 0;
+}
+
+/*
+ * Make the reservation hold @need bytes (pf->mu held). @exact: the size
+ * was declared (truncate, fallocate): reserve just that; else a write is
+ * growing the file: at least double, without moving what was written.
+ * -ENOSPC leaves the reservation as it was.
+ */
+static int ensure_cap(struct pfile *pf, uint64_t need, bool exact)
+{
+	uint64_t cap = pf->map ? famfs_fmap_bytes(pf->map) : 0, step;
+	int r;
+
+	if (need <= cap)
+		return 0;
+	if (exact || !pf->map)
+		return reallocate(pf, need, need, !exact);
+	if (pf->map->type == FAMFS_MAP_EXTENTS) {
+		step = need - cap > cap ? need - cap : cap;
+		r = append_extents(pf, step);
+		if (r == -ENOSPC && step > need - cap)
+			r = append_extents(pf, need - cap);
+		if (r != -E2BIG)
+			return r;
+	}
+	return reallocate(pf, need > 2 * cap ? need : 2 * cap, need, true);
 }
 
 int64_t pend_write(struct pfile *pf, const void *buf, size_t len, uint64_t off)
@@ -116,6 +203,8 @@ int64_t pend_write(struct pfile *pf, const void *buf, size_t len, uint64_t off)
 		pthread_mutex_unlock(&pf->mu);
 		return r;
 	}
+	if (off > pf->size)
+		map_zero(pf->map, pf->size, off);
 	n = famfs_write_map(fused.fs, pf->map, off, buf, len);
 	if (n > 0 && off + (uint64_t)n > pf->size)
 		pf->size = off + (uint64_t)n;
@@ -140,10 +229,11 @@ int pend_truncate(struct pfile *pf, uint64_t size)
 	int r = 0;
 
 	pthread_mutex_lock(&pf->mu);
-	if (size > pf->size)
+	if (size > pf->size) {
 		r = ensure_cap(pf, size, true);
-	else if (size < pf->size)
-		map_zero(pf->map, size, pf->size);
+		if (!r)
+			map_zero(pf->map, pf->size, size);
+	}
 	if (!r) {
 		pf->size = size;
 		pf->mtime_ns = pf->ctime_ns = famfs_now_ns();
@@ -162,8 +252,10 @@ int pend_fallocate(struct pfile *pf, int mode, uint64_t off, uint64_t len)
 		return -EFBIG;
 	pthread_mutex_lock(&pf->mu);
 	r = ensure_cap(pf, off + len, true);
-	if (!r && !(mode & FALLOC_FL_KEEP_SIZE) && off + len > pf->size)
+	if (!r && !(mode & FALLOC_FL_KEEP_SIZE) && off + len > pf->size) {
+		map_zero(pf->map, pf->size, off + len);
 		pf->size = off + len;
+	}
 	pthread_mutex_unlock(&pf->mu);
 	return r;
 }
@@ -177,9 +269,12 @@ int pend_map_trim(struct pfile *pf)
 {
 	const struct famfs_fmap *m = pf->map;
 	struct famfs_fmap *keep, *tail;
-	uint64_t left = pf->size;
+	uint64_t left = pf->size, cap = famfs_fmap_bytes(m);
 	unsigned k = 0;
 
+	/* what a mapping of the last page would show past the end */
+	map_zero(m, left, round_up(left, FAMFS_BLOCK_SIZE) < cap ?
+		 round_up(left, FAMFS_BLOCK_SIZE) : cap);
 	keep = calloc(1, famfs_fmap_sizeof(m->nitems));
 	tail = calloc(1, famfs_fmap_sizeof(m->nitems));
 	if (!keep || !tail) {

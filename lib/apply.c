@@ -24,7 +24,7 @@ static int lookup_parent(struct famfs_fs *fs, const char *path, uint16_t len,
 			 struct famfs_node **dir, const char **name,
 			 size_t *nlen, char *why, size_t whylen)
 {
-	*dir = famfs_ns_parent(fs, path, len, name, nlen);
+	*dir = famfs_ns_parent_cached(fs, path, len, name, nlen);
 	if (!*dir) {
 		snprintf(why, whylen, "parent of '%.*s' is not a directory",
 			 (int)len, path);
@@ -107,7 +107,7 @@ static int apply_file(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 				  whylen);
 	if (r)
 		return r;
-	m = malloc(famfs_fmap_sizeof(f->nitems));
+	m = famfs_ns_map_alloc(fs, f->nitems);
 	if (!m)
 		return -ENOMEM;
 	m->type = f->map_type;
@@ -120,13 +120,13 @@ static int apply_file(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	if (!r && !fs->map_reserved)
 		r = mark_with_reclaim(fs, m, h->seq, why, whylen);
 	if (r) {
-		free(m);
+		famfs_ns_map_free(fs, m);
 		return r;
 	}
 	n = famfs_ns_add(fs, dir, name, nlen, h->seq);
 	if (!n) {
 		famfs_alloc_unmark(fs, m);
-		free(m);
+		famfs_ns_map_free(fs, m);
 		return -ENOMEM;
 	}
 	n->mode = 0100000 | (f->mode & 07777);

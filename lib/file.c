@@ -287,8 +287,7 @@ FAMFS_EXPORT void famfs_node_release(struct famfs_fs *fs, struct famfs_node *n)
 				break;
 			}
 		famfs_pending_unhold(fs, n);
-		free(n->map);
-		free(n);
+		famfs_ns_node_free(fs, n);
 		if (fs->slot >= 0)
 			famfs_slot_publish(fs);
 	}

@@ -42,9 +42,6 @@ struct famfs_node {
 	struct famfs_node *first_child;
 	struct famfs_node *next_sibling;
 	struct famfs_node *prev_sibling;
-	struct famfs_node *name_next; /* chain in fs->names */
-	struct famfs_node *ino_next;  /* chain in fs->inos */
-	char *name;                   /* stored right after the node */
 	uint32_t name_hash;
 	uint32_t mode, uid, gid;
 	uint32_t nchildren;
@@ -53,15 +50,47 @@ struct famfs_node {
 	uint64_t delete_seq;
 	uint64_t size;
 	uint64_t mtime_ns, ctime_ns, atime_ns;
-	struct famfs_fmap *map;
+	struct famfs_fmap *map;       /* from fs->arena */
 	struct famfs_node *zombie_next;
+	char name[];                  /* NUL-terminated */
 };
 
-struct node_table {
-	struct famfs_node **buckets;
-	uint64_t nbuckets;            /* power of two */
+/* (parent, name) -> node: open addressing, linear probing. */
+struct name_slot {
+	uint32_t hash;
+	uint32_t reserved;
+	struct famfs_node *node;      /* NULL: empty */
+};
+
+struct name_table {
+	struct name_slot *slots;
+	uint64_t mask;                /* slots - 1, a power of two minus 1 */
 	uint64_t count;
 };
+
+/* ino -> node: inode numbers are FAMFS_ROOT_INO + the creating seq, and
+ * seqs are dense, so a plain array indexed by seq (0 = the root).
+ */
+struct ino_table {
+	struct famfs_node **by_seq;
+	uint64_t cap;
+};
+
+/* arena.c: nodes and maps, in 16-byte classes up to FAMFS_ARENA_MAX. */
+#define FAMFS_ARENA_MAX 4096
+struct famfs_arena {
+	void *chunks;
+	uint8_t *cur, *end;
+	void *free[FAMFS_ARENA_MAX / 16 + 1];
+};
+void *famfs_arena_alloc(struct famfs_arena *a, size_t size);
+void famfs_arena_free(struct famfs_arena *a, void *p, size_t size);
+void famfs_arena_destroy(struct famfs_arena *a);
+_Static_assert(sizeof(struct famfs_node) + FAMFS_NAME_MAX + 1 <= FAMFS_ARENA_MAX,
+	       "a node with the longest name fits an arena block");
+_Static_assert(sizeof(struct famfs_fmap) + (FAMFS_MAX_STRIPS + FAMFS_MAX_EXTENTS) *
+	       sizeof(struct famfs_map_item) <= FAMFS_ARENA_MAX,
+	       "the largest map fits an arena block");
 
 /* A packed unit: 4 KiB blocks of one 2 MiB unit shared by small files. */
 struct pack_unit {
@@ -124,8 +153,11 @@ struct famfs_fs {
 
 	/* namespace */
 	struct famfs_node *root;
-	struct node_table names;
-	struct node_table inos;
+	struct name_table names;
+	struct ino_table inos;
+	struct famfs_arena arena;     /* nodes and their maps */
+	/* appliers' parent cache: directories by a hash of their path */
+	struct famfs_node *parent_cache[4096];
 	struct famfs_node *zombies;   /* deleted but still held locally */
 	uint64_t nfiles, ndirs, file_bytes, alloc_bytes;
 
@@ -171,6 +203,17 @@ struct famfs_node *famfs_ns_parent(struct famfs_fs *fs, const char *path,
 				   size_t *nlen);
 struct famfs_node *famfs_ns_child(struct famfs_fs *fs, struct famfs_node *dir,
 				  const char *name, size_t nlen);
+/* famfs_ns_parent() for appliers (write lock held): consecutive entries in
+ * one directory resolve it once.
+ */
+struct famfs_node *famfs_ns_parent_cached(struct famfs_fs *fs, const char *path,
+					  size_t plen, const char **name,
+					  size_t *nlen);
+/* A map for a node, from the arena (NULL when out of memory). */
+struct famfs_fmap *famfs_ns_map_alloc(struct famfs_fs *fs, unsigned nitems);
+void famfs_ns_map_free(struct famfs_fs *fs, struct famfs_fmap *m);
+/* Free a node taken out of the tree (and its map). */
+void famfs_ns_node_free(struct famfs_fs *fs, struct famfs_node *n);
 
 /* alloc.c */
 int famfs_alloc_init(struct famfs_fs *fs);

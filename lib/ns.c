@@ -1,113 +1,176 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The in-memory namespace rebuilt from the log: a tree of nodes plus two
- * hash tables, (parent, name) -> node and ino -> node, so that replaying a
- * million entries and every FUSE lookup cost O(1) per path component.
+ * The in-memory namespace rebuilt from the log: a tree of nodes (from the
+ * arena) plus two tables, (parent, name) -> node (open addressing) and
+ * ino -> node (an array indexed by seq), so that replaying a million
+ * entries and every FUSE lookup cost O(1) per path component.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "internal.h"
 
-static int table_init(struct node_table *t, uint64_t n)
+/* Slots are probed at random: huge pages spare a TLB miss per probe. */
+static int names_init(struct name_table *t, uint64_t nslots)
 {
-	t->buckets = calloc(n, sizeof(*t->buckets));
-	t->nbuckets = n;
+	size_t bytes = nslots * sizeof(*t->slots);
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	madvise(p, bytes, MADV_HUGEPAGE);
+	t->slots = p;
+	t->mask = nslots - 1;
 	t->count = 0;
-	return t->buckets ? 0 : -ENOMEM;
+	return 0;
 }
 
-static struct famfs_node **name_bucket(struct node_table *t, uint32_t h)
+static void names_free(struct name_table *t)
 {
-	return &t->buckets[h & (t->nbuckets - 1)];
+	if (t->slots)
+		munmap(t->slots, (t->mask + 1) * sizeof(*t->slots));
+	memset(t, 0, sizeof(*t));
 }
 
-static struct famfs_node **ino_bucket(struct node_table *t, uint64_t ino)
+/* The slot holding (@dir, @name), or else the empty slot that ends its
+ * probe sequence (where an insert goes).
+ */
+static struct name_slot *names_find(struct name_table *t, uint32_t h,
+				    const struct famfs_node *dir,
+				    const char *name, size_t nlen)
 {
-	return &t->buckets[(ino * 0x9e3779b97f4a7c15ULL >> 20) & (t->nbuckets - 1)];
-}
+	for (uint64_t i = h & t->mask;; i = (i + 1) & t->mask) {
+		struct name_slot *s = &t->slots[i];
 
-/* Double both tables when full; chains are rebuilt, nodes don't move. */
-static void tables_grow(struct famfs_fs *fs)
-{
-	struct node_table nn, ni;
-
-	if (fs->names.count < fs->names.nbuckets)
-		return;
-	if (table_init(&nn, fs->names.nbuckets * 2) ||
-	    table_init(&ni, fs->inos.nbuckets * 2)) {
-		free(nn.buckets);
-		return; /* keep the old tables: slower chains, still correct */
+		if (!s->node)
+			return s;
+		if (s->hash == h && s->node->parent == dir &&
+		    !memcmp(s->node->name, name, nlen) && s->node->name[nlen] == '\0')
+			return s;
 	}
-	for (uint64_t i = 0; i < fs->names.nbuckets; i++)
-		for (struct famfs_node *n = fs->names.buckets[i], *next; n; n = next) {
-			struct famfs_node **b = name_bucket(&nn, n->name_hash);
+}
 
-			next = n->name_next;
-			n->name_next = *b;
-			*b = n;
-		}
-	for (uint64_t i = 0; i < fs->inos.nbuckets; i++)
-		for (struct famfs_node *n = fs->inos.buckets[i], *next; n; n = next) {
-			struct famfs_node **b = ino_bucket(&ni, n->ino);
+static struct name_slot *names_free_slot(struct name_table *t, uint32_t h)
+{
+	uint64_t i = h & t->mask;
 
-			next = n->ino_next;
-			n->ino_next = *b;
-			*b = n;
+	while (t->slots[i].node)
+		i = (i + 1) & t->mask;
+	return &t->slots[i];
+}
+
+/* Keep the load at most 1/2, so that probes stay short. */
+static int names_grow(struct name_table *t)
+{
+	struct name_table nt;
+
+	if ((t->count + 1) * 2 <= t->mask + 1)
+		return 0;
+	if (names_init(&nt, (t->mask + 1) * 2))
+		return -ENOMEM;
+	for (uint64_t i = 0; i <= t->mask; i++)
+		if (t->slots[i].node)
+			*names_free_slot(&nt, t->slots[i].hash) = t->slots[i];
+	nt.count = t->count;
+	names_free(t);
+	*t = nt;
+	return 0;
+}
+
+/* Backward-shift deletion: later members of the run move up, no tombstones. */
+static void names_remove(struct name_table *t, struct name_slot *s)
+{
+	uint64_t hole = (uint64_t)(s - t->slots);
+
+	for (uint64_t i = (hole + 1) & t->mask; t->slots[i].node;
+	     i = (i + 1) & t->mask) {
+		uint64_t home = t->slots[i].hash & t->mask;
+
+		/* may the entry at i move to the hole (is hole in [home, i])? */
+		if (((i - home) & t->mask) >= ((i - hole) & t->mask)) {
+			t->slots[hole] = t->slots[i];
+			hole = i;
 		}
-	nn.count = fs->names.count;
-	ni.count = fs->inos.count;
-	free(fs->names.buckets);
-	free(fs->inos.buckets);
-	fs->names = nn;
-	fs->inos = ni;
+	}
+	t->slots[hole].node = NULL;
+	t->slots[hole].hash = 0;
+	t->count--;
+}
+
+static int inos_set(struct ino_table *t, uint64_t seq, struct famfs_node *n)
+{
+	if (seq >= t->cap) {
+		uint64_t cap = t->cap ? t->cap : 1024;
+		struct famfs_node **b;
+
+		while (cap <= seq)
+			cap *= 2;
+		b = realloc(t->by_seq, cap * sizeof(*b));
+		if (!b)
+			return -ENOMEM;
+		memset(b + t->cap, 0, (cap - t->cap) * sizeof(*b));
+		t->by_seq = b;
+		t->cap = cap;
+	}
+	t->by_seq[seq] = n;
+	return 0;
 }
 
 int famfs_ns_init(struct famfs_fs *fs)
 {
-	/* Size the tables for a full log (a FILE entry takes >= 120 bytes):
-	 * replay then never rehashes, and calloc'ed buckets that no entry
-	 * touches cost no memory.
+	/* Size the name table for a log of typical FILE entries (~130
+	 * bytes) at half load: replaying it never rehashes (a log of only
+	 * minimal entries rehashes once), and slots no entry touches cost
+	 * no memory.
 	 */
-	uint64_t nb = 1024;
+	uint64_t ns = 2048;
 
-	while (nb < fs->log_size / 128 && nb < (1ULL << 26))
-		nb *= 2;
-	if (table_init(&fs->names, nb) || table_init(&fs->inos, nb))
+	while (ns < fs->log_size / 128 && ns < (1ULL << 27))
+		ns *= 2;
+	if (names_init(&fs->names, ns))
 		return -ENOMEM;
-	fs->root = calloc(1, sizeof(*fs->root) + 1);
-	if (!fs->root)
+	fs->root = famfs_arena_alloc(&fs->arena, sizeof(*fs->root) + 1);
+	if (!fs->root || inos_set(&fs->inos, 0, fs->root)) {
+		famfs_ns_free(fs);
 		return -ENOMEM;
-	fs->root->name = (char *)(fs->root + 1);
+	}
+	memset(fs->root, 0, sizeof(*fs->root) + 1);
 	fs->root->ino = FAMFS_ROOT_INO;
 	fs->root->mode = 040755;
 	fs->root->mtime_ns = fs->root->ctime_ns = fs->sb.created_ns;
 	fs->root->atime_ns = fs->sb.created_ns;
-	*ino_bucket(&fs->inos, FAMFS_ROOT_INO) = fs->root;
-	fs->inos.count = 1;
 	return 0;
 }
 
-static void node_free(struct famfs_node *n)
+struct famfs_fmap *famfs_ns_map_alloc(struct famfs_fs *fs, unsigned nitems)
 {
-	free(n->map);
-	free(n);
+	return famfs_arena_alloc(&fs->arena, famfs_fmap_sizeof(nitems));
 }
 
+void famfs_ns_map_free(struct famfs_fs *fs, struct famfs_fmap *m)
+{
+	if (m)
+		famfs_arena_free(&fs->arena, m, famfs_fmap_sizeof(m->nitems));
+}
+
+void famfs_ns_node_free(struct famfs_fs *fs, struct famfs_node *n)
+{
+	famfs_ns_map_free(fs, n->map);
+	famfs_arena_free(&fs->arena, n, sizeof(*n) + strlen(n->name) + 1);
+}
+
+/* Nodes and maps all live in the arena: dropping it frees them. */
 void famfs_ns_free(struct famfs_fs *fs)
 {
-	for (uint64_t i = 0; i < fs->inos.nbuckets; i++)
-		for (struct famfs_node *n = fs->inos.buckets[i], *next; n; n = next) {
-			next = n->ino_next;
-			node_free(n);
-		}
-	for (struct famfs_node *z = fs->zombies, *next; z; z = next) {
-		next = z->zombie_next;
-		node_free(z);
-	}
-	free(fs->names.buckets);
-	free(fs->inos.buckets);
+	famfs_arena_destroy(&fs->arena);
+	names_free(&fs->names);
+	free(fs->inos.by_seq);
+	memset(&fs->inos, 0, sizeof(fs->inos));
+	fs->zombies = NULL;
+	memset(fs->parent_cache, 0, sizeof(fs->parent_cache));
 	fs->root = NULL;
 }
 
@@ -116,39 +179,30 @@ struct famfs_node *famfs_ns_child(struct famfs_fs *fs, struct famfs_node *dir,
 {
 	uint32_t h = famfs_hash_name(name, nlen, dir->ino);
 
-	for (struct famfs_node *n = *name_bucket(&fs->names, h); n; n = n->name_next)
-		if (n->name_hash == h && n->parent == dir &&
-		    !strncmp(n->name, name, nlen) && n->name[nlen] == '\0')
-			return n;
-	return NULL;
+	return names_find(&fs->names, h, dir, name, nlen)->node;
 }
 
 struct famfs_node *famfs_ns_add(struct famfs_fs *fs, struct famfs_node *dir,
 				const char *name, size_t nlen, uint64_t seq)
 {
-	/* one allocation: the name follows the node */
-	struct famfs_node *n = malloc(sizeof(*n) + nlen + 1);
-	struct famfs_node **b;
+	/* one block: the name follows the node */
+	struct famfs_node *n = famfs_arena_alloc(&fs->arena, sizeof(*n) + nlen + 1);
 
-	if (!n)
+	if (!n || names_grow(&fs->names) || inos_set(&fs->inos, seq, n)) {
+		if (n)
+			famfs_arena_free(&fs->arena, n, sizeof(*n) + nlen + 1);
 		return NULL;
+	}
 	memset(n, 0, sizeof(*n));
-	n->name = (char *)(n + 1);
 	memcpy(n->name, name, nlen);
 	n->name[nlen] = '\0';
-	tables_grow(fs);
 	n->ino = FAMFS_ROOT_INO + seq;
 	n->create_seq = seq;
 	n->parent = dir;
 	n->name_hash = famfs_hash_name(name, nlen, dir->ino);
-	b = name_bucket(&fs->names, n->name_hash);
-	n->name_next = *b;
-	*b = n;
+	*names_free_slot(&fs->names, n->name_hash) =
+		(struct name_slot){ .hash = n->name_hash, .node = n };
 	fs->names.count++;
-	b = ino_bucket(&fs->inos, n->ino);
-	n->ino_next = *b;
-	*b = n;
-	fs->inos.count++;
 	n->next_sibling = dir->first_child;
 	if (dir->first_child)
 		dir->first_child->prev_sibling = n;
@@ -160,21 +214,18 @@ struct famfs_node *famfs_ns_add(struct famfs_fs *fs, struct famfs_node *dir,
 /* Unlink @n from tree and tables; a held node lives on as a zombie. */
 void famfs_ns_remove(struct famfs_fs *fs, struct famfs_node *n)
 {
-	struct famfs_node **pp;
 	struct famfs_node *dir = n->parent;
+	struct name_slot *s = names_find(&fs->names, n->name_hash, dir, n->name,
+					 strlen(n->name));
 
-	for (pp = name_bucket(&fs->names, n->name_hash); *pp; pp = &(*pp)->name_next)
-		if (*pp == n) {
-			*pp = n->name_next;
-			fs->names.count--;
-			break;
-		}
-	for (pp = ino_bucket(&fs->inos, n->ino); *pp; pp = &(*pp)->ino_next)
-		if (*pp == n) {
-			*pp = n->ino_next;
-			fs->inos.count--;
-			break;
-		}
+	if (s->node == n)
+		names_remove(&fs->names, s);
+	if (n->create_seq < fs->inos.cap && fs->inos.by_seq[n->create_seq] == n)
+		fs->inos.by_seq[n->create_seq] = NULL;
+	if (S_ISDIR_MODE(n->mode))
+		for (size_t i = 0; i < ARRAY_SIZE(fs->parent_cache); i++)
+			if (fs->parent_cache[i] == n)
+				fs->parent_cache[i] = NULL;
 	if (n->prev_sibling)
 		n->prev_sibling->next_sibling = n->next_sibling;
 	else
@@ -187,7 +238,7 @@ void famfs_ns_remove(struct famfs_fs *fs, struct famfs_node *n)
 		n->zombie_next = fs->zombies;
 		fs->zombies = n;
 	} else {
-		node_free(n);
+		famfs_ns_node_free(fs, n);
 	}
 }
 
@@ -217,6 +268,49 @@ struct famfs_node *famfs_ns_parent(struct famfs_fs *fs, const char *path,
 	}
 }
 
+/* Is @dir what the path prefix @p (@len bytes) resolves to? Walks up from
+ * @dir comparing names, so a cached pointer is never trusted on its hash.
+ */
+static bool prefix_names(const struct famfs_node *dir, const char *p, size_t len)
+{
+	for (; dir->parent; dir = dir->parent) {
+		size_t l = strlen(dir->name);
+
+		while (len && p[len - 1] == '/')
+			len--;
+		if (len < l || memcmp(p + len - l, dir->name, l) ||
+		    (len > l && p[len - l - 1] != '/'))
+			return false;
+		len -= l;
+	}
+	while (len && p[len - 1] == '/')
+		len--;
+	return len == 0;
+}
+
+struct famfs_node *famfs_ns_parent_cached(struct famfs_fs *fs, const char *path,
+					  size_t plen, const char **name,
+					  size_t *nlen)
+{
+	const char *slash = memrchr(path, '/', plen);
+	size_t dlen = slash ? (size_t)(slash - path) : 0;
+	struct famfs_node **slot, *dir;
+
+	if (!dlen || slash + 1 == path + plen)
+		return famfs_ns_parent(fs, path, plen, name, nlen);
+	slot = &fs->parent_cache[famfs_hash_name(path, dlen, 0) %
+				 ARRAY_SIZE(fs->parent_cache)];
+	if (*slot && prefix_names(*slot, path, dlen)) {
+		*name = slash + 1;
+		*nlen = plen - dlen - 1;
+		return *slot;
+	}
+	dir = famfs_ns_parent(fs, path, plen, name, nlen);
+	if (dir && *name == slash + 1)
+		*slot = dir;
+	return dir;
+}
+
 FAMFS_EXPORT struct famfs_node *famfs_root(struct famfs_fs *fs) { return fs->root; }
 
 FAMFS_EXPORT struct famfs_node *famfs_lookup(struct famfs_fs *fs, const char *path)
@@ -244,9 +338,10 @@ FAMFS_EXPORT struct famfs_node *famfs_lookup_child(struct famfs_fs *fs,
 
 FAMFS_EXPORT struct famfs_node *famfs_node_by_ino(struct famfs_fs *fs, uint64_t ino)
 {
-	for (struct famfs_node *n = *ino_bucket(&fs->inos, ino); n; n = n->ino_next)
-		if (n->ino == ino)
-			return n;
+	uint64_t seq = ino - FAMFS_ROOT_INO;
+
+	if (ino >= FAMFS_ROOT_INO && seq < fs->inos.cap && fs->inos.by_seq[seq])
+		return fs->inos.by_seq[seq];
 	for (struct famfs_node *z = fs->zombies; z; z = z->zombie_next)
 		if (z->ino == ino)
 			return z;

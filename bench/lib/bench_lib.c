@@ -163,6 +163,17 @@ static double bench_tmpfs_creates(const char *dir, int n)
 	return n / t;
 }
 
+/* CPU time of this process: under a shared machine's load, wall time
+ * mostly measures the wait for a core.
+ */
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -329,36 +340,44 @@ int main(int argc, char **argv)
 	famfs_close(fs);
 	printf("\n## log replay of %ld entries (open: CRC + seq checks, tree, allocator; median of 3)\n\n",
 	       entries);
-	double rp[3], cr[3];
+	double rp[3], cr[3], rpc[3], crc_cpu[3];
 	uint64_t log_used = 0;
 
 	for (int run = 0; run < 3; run++) {
-		double a = now_s();
+		double a = now_s(), ac = cpu_s();
 
 		if (famfs_open(paths, 1, &oo, &fs, &e)) {
 			fprintf(stderr, "open: %s\n", e.msg);
 			return 1;
 		}
 		rp[run] = now_s() - a;
+		rpc[run] = cpu_s() - ac;
 		if (fs->nentries != (uint64_t)entries)
 			printf("WARNING: replayed %llu entries, expected %ld\n",
 			       (unsigned long long)fs->nentries, entries);
 		log_used = fs->tail;
 		/* baseline: one CRC32C pass over the same bytes */
 		a = now_s();
+		ac = cpu_s();
 		volatile uint32_t c = famfs_crc32c(0, fs->log + FAMFS_LOG_HEADER_SIZE,
 						   log_used - FAMFS_LOG_HEADER_SIZE);
 		(void)c;
 		cr[run] = now_s() - a;
+		crc_cpu[run] = cpu_s() - ac;
 		famfs_close(fs);
 	}
 	double best = median3(rp), crc_best = median3(cr);
+	double best_cpu = median3(rpc), crc_best_cpu = median3(crc_cpu);
 
 	printf("| what | seconds | entries/s | ratio |\n| --- | --- | --- | --- |\n");
 	printf("| replay (open of the filesystem) | %.3f | %.0f | %.2f x goal (5,000,000/s); mount goal < 0.5 s |\n",
 	       best, entries / best, entries / best / 5e6);
 	printf("| CRC32C pass over the %.1f MiB of entries | %.3f | %.0f | replay = %.1f x CRC time |\n",
 	       (double)log_used / FAMFS_MiB, crc_best, entries / crc_best, best / crc_best);
+	printf("| replay, CPU time | %.3f | %.0f | %.2f x goal |\n", best_cpu,
+	       entries / best_cpu, entries / best_cpu / 5e6);
+	printf("| CRC32C pass, CPU time | %.3f | %.0f | replay = %.1f x CRC CPU time |\n",
+	       crc_best_cpu, entries / crc_best_cpu, best_cpu / crc_best_cpu);
 	unlink(dev);
 	return 0;
 }

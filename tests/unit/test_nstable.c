@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The name table and the appliers' parent cache under churn: removals in
+ * the middle of probe runs, a directory removed and made again under the
+ * same name, and a log replayed after all of it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "test_util.h"
+
+#define NDIRS 40
+#define NFILES 3000
+
+static void name(char *p, size_t len, int i)
+{
+	snprintf(p, len, "/d%02d/f%05d", i % NDIRS, i);
+}
+
+/* Every name that should be there is found, every other is not. */
+static void check_names(struct famfs_fs *fs, const bool *live)
+{
+	char p[64];
+
+	for (int i = 0; i < NFILES; i++) {
+		struct famfs_node *n;
+
+		name(p, sizeof(p), i);
+		n = famfs_lookup(fs, p);
+		if (live[i]) {
+			assert_non_null(n);
+			assert_ptr_equal(famfs_node_by_ino(fs, n->ino), n);
+		} else {
+			assert_null(n);
+		}
+	}
+}
+
+static void name_table_survives_removals_and_replay(void **state)
+{
+	struct famfs_file_attr a = { .size = 4096, .mode = 0644 };
+	struct famfs_err e = { 0 };
+	static bool live[NFILES];
+	struct famfs_fs *fs;
+	struct tdevs t;
+	char p[64];
+
+	(void)state;
+	tdevs_make(&t, 1, 64 * FAMFS_MiB);
+	tdevs_mkfs(&t, 2 * FAMFS_MiB); /* a small table: it must grow */
+	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
+	for (int d = 0; d < NDIRS; d++) {
+		snprintf(p, sizeof(p), "/d%02d", d);
+		assert_int_equal(famfs_mkdir(fs, p, 0755, 0, 0, &e), 0);
+	}
+	for (int i = 0; i < NFILES; i++) {
+		name(p, sizeof(p), i);
+		a.size = 1 + (uint64_t)(i % 5);
+		assert_int_equal(famfs_create_file(fs, p, &a, NULL, NULL, &e), 0);
+		live[i] = true;
+	}
+	/* remove every third: holes in the middle of probe runs */
+	for (int i = 0; i < NFILES; i += 3) {
+		name(p, sizeof(p), i);
+		assert_int_equal(famfs_unlink(fs, p, &e), 0);
+		live[i] = false;
+	}
+	check_names(fs, live);
+	/* the same names again: freed blocks are reused, names resolve */
+	for (int i = 0; i < NFILES; i += 6) {
+		name(p, sizeof(p), i);
+		assert_int_equal(famfs_create_file(fs, p, &a, NULL, NULL, &e), 0);
+		live[i] = true;
+	}
+	check_names(fs, live);
+	assert_int_equal(famfs_create_file(fs, "/d01/f00001", &a, NULL, NULL, &e),
+			 -EEXIST);
+	famfs_close(fs);
+
+	fs = tdevs_open(&t, FAMFS_OPEN_READ);
+	check_names(fs, live);
+	famfs_close(fs);
+	tdevs_remove(&t);
+}
+
+static void parent_cache_follows_a_recreated_directory(void **state)
+{
+	struct famfs_file_attr a = { .size = 10, .mode = 0644 };
+	struct famfs_err e = { 0 };
+	struct famfs_node *new_dir, *f;
+	uint64_t old_ino;
+	struct famfs_fs *fs;
+	struct tdevs t;
+
+	(void)state;
+	tdevs_make(&t, 1, 64 * FAMFS_MiB);
+	tdevs_mkfs(&t, 2 * FAMFS_MiB);
+	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
+	assert_int_equal(famfs_mkdir(fs, "/a", 0755, 0, 0, &e), 0);
+	assert_int_equal(famfs_mkdir(fs, "/a/b", 0755, 0, 0, &e), 0);
+	assert_int_equal(famfs_create_file(fs, "/a/b/x", &a, NULL, NULL, &e), 0);
+	old_ino = famfs_lookup(fs, "/a/b")->ino;
+	assert_int_equal(famfs_unlink(fs, "/a/b/x", &e), 0);
+	assert_int_equal(famfs_unlink(fs, "/a/b", &e), 0);
+	/* the cached /a/b is gone: a create under it must fail, not land in it */
+	assert_int_equal(famfs_create_file(fs, "/a/b/y", &a, NULL, NULL, &e), -ENOENT);
+	assert_int_equal(famfs_mkdir(fs, "/a/b", 0700, 0, 0, &e), 0);
+	new_dir = famfs_lookup(fs, "/a/b");
+	assert_non_null(new_dir);
+	assert_true(new_dir->ino != old_ino);
+	assert_int_equal(famfs_create_file(fs, "/a//b/y", &a, NULL, NULL, &e), 0);
+	f = famfs_lookup(fs, "/a/b/y");
+	assert_non_null(f);
+	assert_ptr_equal(famfs_node_parent(f), new_dir);
+	/* a file where the cached path had a directory */
+	assert_int_equal(famfs_create_file(fs, "/a/c", &a, NULL, NULL, &e), 0);
+	assert_int_equal(famfs_create_file(fs, "/a/c/z", &a, NULL, NULL, &e), -ENOENT);
+	famfs_close(fs);
+
+	fs = tdevs_open(&t, FAMFS_OPEN_READ);
+	f = famfs_lookup(fs, "/a/b/y");
+	assert_non_null(f);
+	assert_int_equal(famfs_node_parent(f)->mode, 040700);
+	assert_null(famfs_lookup(fs, "/a/b/x"));
+	famfs_close(fs);
+	tdevs_remove(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(name_table_survives_removals_and_replay),
+		cmocka_unit_test(parent_cache_follows_a_recreated_directory),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
