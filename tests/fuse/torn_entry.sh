@@ -17,7 +17,7 @@ CPID=$LAST_PID
 	die "write"
 "$UTIL" waitfor "$C/b" exists 30 || die "b never reached the client"
 
-tail=$("$CLI" log -o json $DEVS | sed -n 's/.*"used_bytes":\([0-9]*\).*/\1/p')
+tail=$("$CLI" log -o json $DEVS | sed -n 's/.*"used_bytes": *\([0-9]*\).*/\1/p')
 [ -n "$tail" ] || die "no used_bytes from famfs-cli log"
 # an entry magic ("FLE1") followed by junk: looks like an append, fails CRC
 { printf 'FLE1'; head -c 92 /dev/urandom; } |
