@@ -149,11 +149,14 @@ static int grow_error(struct grow *g, int e, const char *msg,
 			 "%s: %s", g->fs, g->added, why);
 }
 
-/* This host's mounts of the filesystem with @role, and their state. */
+/* This host's FUSE mounts of the filesystem with @role, and their state.
+ * Kernel mounts take no part: famfsd writes their log itself and their
+ * follow gives the module the set's devices (mounts/kernel_backend.c). */
 static sqlite3_stmt *mounts_of(const char *fs, const char *role)
 {
 	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT name, path, state "
 		"FROM mounts WHERE filesystem=? AND role=? AND "
+		"backend<>'kernel' AND "
 		"(desired='mounted' OR state<>'unmounted') ORDER BY name");
 
 	sqlite3_bind_text(st, 1, fs, -1, SQLITE_STATIC);
@@ -161,7 +164,7 @@ static sqlite3_stmt *mounts_of(const char *fs, const char *role)
 	return st;
 }
 
-/* The one writer appends: the master mount, else famfsd's handle. */
+/* The one writer appends: the FUSE master mount, else famfsd's handle. */
 static int add_as_master(struct grow *g, struct api_resp *r)
 {
 	sqlite3_stmt *st = mounts_of(g->fs, "master");

@@ -151,26 +151,37 @@ kfree() {
 }
 kmount_id() { awk -v m=$KM '$5 == m { print $1 }' /proc/self/mountinfo; }
 
-famfsd_kernel_mount() {
-	a=$(sed -n 1p /tmp/famfsd.devs)
-	b=$(sed -n 2p /tmp/famfsd.devs)
-	famfsd_start
-	cat >/tmp/k.yaml <<EOY
+# k_yaml DEV...: the cluster with a set kset of DEV... (/dev/pmemN.M).
+k_yaml() {
+	{
+		cat <<EOY
 apiVersion: famfs.io/v1alpha1
 kind: Cluster
 metadata: {name: guest}
 hosts:
   - {name: guest, endpoint: $SOCK, role: master}
 devices:
-  - {name: ${a#/dev/}, cxl: {pmem: ${a#/dev/}}}
-  - {name: ${b#/dev/}, cxl: {pmem: ${b#/dev/}}}
+EOY
+		for d in "$@"; do
+			echo "  - {name: ${d#/dev/}, cxl: {pmem: ${d#/dev/}}}"
+		done
+		names=$(for d in "$@"; do printf '%s, ' "${d#/dev/}"; done)
+		cat <<EOY
 sets:
-  - {name: kset, devices: [${a#/dev/}, ${b#/dev/}]}
+  - {name: kset, devices: [${names%, }]}
 filesystems:
   - {name: kfs, set: kset, master: guest, logSize: 2097152}
 mounts:
   - {filesystem: kfs, host: guest, path: $KM, role: master}
 EOY
+	} >/tmp/k.yaml
+}
+
+famfsd_kernel_mount() {
+	a=$(sed -n 1p /tmp/famfsd.devs)
+	b=$(sed -n 2p /tmp/famfsd.devs)
+	famfsd_start
+	k_yaml $a $b
 	famfs-cli apply /tmp/k.yaml
 	famfs-cli get mounts | tee /tmp/mounts.out
 	head -n 1 /tmp/mounts.out | grep -w BACKEND
@@ -198,6 +209,32 @@ famfsd_kernel_files() {
 	http POST /v1/files "{\"filesystem\": \"kfs\", \"path\": \"/big2\", \"size\": $size}"
 	famfs-vmcheck write-mmap $KM/big2 13
 	famfs-vmcheck verify-read $KM/big2 13
+}
+
+# Growth reaches the kernel mount: the set gains a third namespace in
+# the file, apply grows the filesystem (famfsd, the log writer, appends
+# DEVICE_ADD) and famfsd's follow hands the mount the new device; a file
+# larger than all the space there was before fits and reads back.
+famfsd_kernel_grow() {
+	a=$(sed -n 1p /tmp/famfsd.devs)
+	b=$(sed -n 2p /tmp/famfsd.devs)
+	c=$(sed -n 3p /tmp/famfsd.devs)
+	[ -n "$c" ]
+	before=$(kfree)
+	k_yaml $a $b $c
+	famfs-cli diff /tmp/k.yaml | tee /tmp/diff.out || true
+	grep "grow by ${c#/dev/}" /tmp/diff.out
+	famfs-cli apply /tmp/k.yaml
+	until_ok test -f $KM/.meta/dev2
+	after=$(kfree)
+	echo "free before $before, after $after"
+	[ "$after" -gt "$before" ]
+	size=$(( (before / 2097152 + 1) * 2097152 ))
+	http POST /v1/files "{\"filesystem\": \"kfs\", \"path\": \"/grown\", \"size\": $size}"
+	until_ok test -f $KM/grown
+	famfs-vmcheck write-mmap $KM/grown 17
+	famfs-vmcheck verify-read $KM/grown 17
+	famfs-cli apply /tmp/k.yaml | grep "^No changes"
 }
 
 # A second kernel mount of the filesystem on this host is refused with

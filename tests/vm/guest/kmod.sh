@@ -186,18 +186,19 @@ MANY=/mnt/many
 many_devices() {
 	modprobe famfs
 	: >/tmp/many.devs
-	# two more for famfsd's kernel backend checks (guest/famfsd.sh);
-	# struct pages in RAM (-M mem): nothing to write on the device
-	for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	# three more for famfsd's kernel backend checks (guest/famfsd.sh:
+	# two for the set, one it grows by); struct pages in RAM (-M mem):
+	# nothing to write on the device
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do
 		ndctl create-namespace -r region0 -m fsdax -M mem -s 16M \
 			>/tmp/ns.json
 		sed -n 's/.*"blockdev":"\([^"]*\)".*/\/dev\/\1/p' \
 			/tmp/ns.json >>/tmp/many.devs
 	done
 	cat /tmp/many.devs
-	[ "$(wc -l </tmp/many.devs)" = 12 ]
-	sed -n '11,12p' /tmp/many.devs >/tmp/famfsd.devs
-	sed -i '11,12d' /tmp/many.devs
+	[ "$(wc -l </tmp/many.devs)" = 13 ]
+	sed -n '11,13p' /tmp/many.devs >/tmp/famfsd.devs
+	sed -i '11,13d' /tmp/many.devs
 	nine=$(head -n 9 /tmp/many.devs | tr '\n' ' ')
 	famfs-vmcheck mkfs $nine
 	mkdir -p $MANY
@@ -266,6 +267,7 @@ check many_devices many_devices
 check device_add device_add
 check famfsd_kernel_mount famfsd_kernel_mount
 check famfsd_kernel_files famfsd_kernel_files
+check famfsd_kernel_grow famfsd_kernel_grow
 check famfsd_kernel_second_refused famfsd_kernel_second_refused
 check famfsd_kernel_adopt famfsd_kernel_adopt
 check dmesg_clean dmesg_clean
