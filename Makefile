@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all build check asan-check demo demo-offline deps clean asan
+.PHONY: all build check asan-check tsan-check demo demo-offline deps clean asan tsan
 
 all: build
 
@@ -17,15 +17,28 @@ build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The whole suite, then again (all but the QEMU guest tests) under
-# AddressSanitizer + UBSan, as STYLE.md asks of every change.
+# AddressSanitizer + UBSan, as STYLE.md asks of every change, and under
+# ThreadSanitizer, so that the locking is checked too.
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 900
 	$(MAKE) asan-check
+	$(MAKE) tsan-check
 
 asan-check: deps
 	cmake -S . -B build-asan -DFAMFS_SANITIZE=ON -DFAMFS_VM_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ctest --output-on-failure -j $(JOBS) --timeout 900 -LE 'vm|kmod|pkg'
+
+# TSan: the ASan exclusions (vm: QEMU guests; kmod: kernel code, and its
+# host-side map test is single-threaded; pkg: builds packages, i.e. an
+# uninstrumented build) plus the tests listed in TSAN_EXCLUDE, each with
+# its reason in docs/testing-tsan.md. A race report fails the test
+# (scripts/tsan-test.sh).
+TSAN_EXCLUDE ?=
+tsan-check: deps
+	cmake -S . -B build-tsan -DFAMFS_SANITIZE=thread -DFAMFS_VM_TESTS=OFF $(CMAKE_FLAGS)
+	cmake --build build-tsan -j $(JOBS)
+	cd build-tsan && ctest --output-on-failure -j $(JOBS) --timeout 900 -LE 'vm|kmod|pkg' $(if $(TSAN_EXCLUDE),-E '$(TSAN_EXCLUDE)')
 
 demo: build
 	./scripts/demo-main.sh $(BUILD)
@@ -35,5 +48,7 @@ demo-offline: build
 
 asan: asan-check
 
+tsan: tsan-check
+
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-tsan
