@@ -23,7 +23,7 @@ mountpoint -q "$T/master" && mountpoint -q "$T/client" || fail "mounts did not c
 FAMFS_HOST=$SOCK $CLI ingest --wait --verify "$SRC" /data > "$T/ingest.out" 2>&1 \
 	|| fail "ingest through the master mount: $(cat $T/ingest.out)"
 pass "ingest through the master mount"
-for _ in $(seq 100); do [ -d "$T/client/data/odd" ] && break; sleep 0.05; done
+wait_for 30 "the ingested tree on the client" test -d "$T/client/data/odd"
 python3 - "$SRC" "$T/client/data" <<'PY' || fail "client read-back"
 import mmap, os, stat, sys
 src, dst = sys.argv[1:3]
