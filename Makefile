@@ -31,10 +31,9 @@ asan-check: deps
 
 # TSan: the ASan exclusions (vm: QEMU guests; kmod: kernel code, and its
 # host-side map test is single-threaded; pkg: builds packages, i.e. an
-# uninstrumented build) plus the tests listed in TSAN_EXCLUDE, each with
-# its reason in docs/testing-tsan.md. A race report fails the test
-# (scripts/tsan-test.sh).
-TSAN_EXCLUDE ?=
+# uninstrumented build) plus TSAN_EXCLUDE, each explained in
+# docs/testing.md. A race report fails the test (scripts/tsan-test.sh).
+TSAN_EXCLUDE ?= ^famfsd_fused_spawn$$
 tsan-check: deps
 	cmake -S . -B build-tsan -DFAMFS_SANITIZE=thread -DFAMFS_VM_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build build-tsan -j $(JOBS)
