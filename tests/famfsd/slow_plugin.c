@@ -2,7 +2,8 @@
 /*
  * A provider whose discovery takes as many milliseconds as the file named
  * by $FAMFS_TEST_SLOW_DISCOVER holds (none: no wait), creating
- * "<that file>.started" when the wait begins. famfsd discovers
+ * "<that file>.started" when the wait begins and ".done" when it ends.
+ * famfsd discovers
  * under its state lock, so a rescan holds that lock for a known time:
  * famfsd_healthz_unblocked checks what must still answer meanwhile.
  */
@@ -44,12 +45,18 @@ static int slow_discover(void *ctx, famfs_provider_found_fn fn, void *arg,
 		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 		char mark[4096];
 
-		/* "<file>.started": the test knows the lock is held now */
+		/* "<file>.started", "<file>.done": the test knows when the
+		 * lock is held for sure, and when no longer
+		 */
 		snprintf(mark, sizeof(mark), "%s.started", f);
 		in = fopen(mark, "we");
 		if (in)
 			fclose(in);
 		nanosleep(&ts, NULL);
+		snprintf(mark, sizeof(mark), "%s.done", f);
+		in = fopen(mark, "we");
+		if (in)
+			fclose(in);
 	}
 	return 0;
 }
