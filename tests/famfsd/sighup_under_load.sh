@@ -1,6 +1,7 @@
 #!/bin/bash
 # famfsd_sighup_under_load: SIGHUP swaps the configuration (here the TCP
-# token and max_body) 40 times while requests run on both listeners.
+# token and max_body) 40 times while requests run on both listeners and
+# two clients scrape /metrics.
 # Every request sees one whole configuration: a token is accepted or
 # refused (200/401), a body is judged by one max_body, nothing else; and
 # the ThreadSanitizer build checks that no request reads a half-swapped
@@ -35,8 +36,16 @@ unix_load() {   # a 80 KiB body: over one max_body (413), under the other
 			http://famfsd/metrics
 	done >"$T/unix.codes"
 }
+scrape_load() { # a second scraper: /metrics readers run side by side
+	while [ ! -e "$T/stop" ]; do
+		curl -s --unix-socket "$SOCK" -o /dev/null -w '%{http_code}\n' \
+			http://famfsd/metrics
+	done >"$T/scrape.codes"
+}
+make_devices 1   # something for /metrics to read from the store
 tcp_load & l1=$!
 unix_load & l2=$!
+scrape_load & l3=$!
 for n in $(seq 1 40); do
 	if [ $((n % 2)) = 1 ]; then config token-bbbbbbbbbbbbbbbb 128KiB
 	else config token-aaaaaaaaaaaaaaaa 64KiB; fi
@@ -44,7 +53,7 @@ for n in $(seq 1 40); do
 	sleep 0.1
 done
 touch "$T/stop"
-wait $l1 $l2
+wait $l1 $l2 $l3
 kill -0 "$FAMFSD_PID" 2>/dev/null || fail "famfsd died under SIGHUP and load"
 bad=$(grep -cv '^\(200\|401\)$' "$T/tcp.codes")
 [ "$bad" = 0 ] || fail "TCP answers other than 200/401: $(sort "$T/tcp.codes" | uniq -c)"
@@ -53,6 +62,8 @@ bad=$(grep -cv '^\(200\|401\)$' "$T/tcp.codes")
 bad=$(grep -cv '^\(200\|400\|413\)$' "$T/unix.codes")
 [ "$bad" = 0 ] || fail "Unix answers other than 200/400/413: $(sort "$T/unix.codes" | uniq -c)"
 [ "$(grep -c '^200$' "$T/unix.codes")" -gt 0 ] || fail "no /healthz or /metrics answered"
+[ -s "$T/scrape.codes" ] && ! grep -qv '^200$' "$T/scrape.codes" ||
+	fail "/metrics scrapes: $(sort "$T/scrape.codes" | uniq -c)"
 pass "40 reloads under load: $(wc -l <"$T/tcp.codes") TCP and $(wc -l <"$T/unix.codes") Unix requests, each saw one whole configuration"
 config token-bbbbbbbbbbbbbbbb 128KiB
 kill -HUP "$FAMFSD_PID"
