@@ -29,15 +29,17 @@ asan-check: deps
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ctest --output-on-failure -j $(JOBS) --timeout 900 -LE 'vm|kmod|pkg'
 
-# TSan: the ASan exclusions (vm: QEMU guests; kmod: kernel code, and its
-# host-side map test is single-threaded; pkg: builds packages, i.e. an
-# uninstrumented build) plus TSAN_EXCLUDE, each explained in
-# docs/testing.md. A race report fails the test (scripts/tsan-test.sh).
+# TSan: the ASan exclusions (vm, kmod, pkg), the labels whose programs
+# are single-threaded or whose daemon runs the famfsd tests already cover
+# (apply, schema, install: under TSan they alone took > 10 min), and
+# TSAN_EXCLUDE; docs/testing.md says why for each. A race report fails
+# the test (scripts/tsan-test.sh).
+TSAN_LABELS_EXCLUDE ?= vm|kmod|pkg|apply|schema|install
 TSAN_EXCLUDE ?= ^famfsd_fused_spawn$$
 tsan-check: deps
 	cmake -S . -B build-tsan -DFAMFS_SANITIZE=thread -DFAMFS_VM_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build build-tsan -j $(JOBS)
-	cd build-tsan && ctest --output-on-failure -j $(JOBS) --timeout 900 -LE 'vm|kmod|pkg' $(if $(TSAN_EXCLUDE),-E '$(TSAN_EXCLUDE)')
+	cd build-tsan && ctest --output-on-failure -j $(JOBS) --timeout 900 -LE '$(TSAN_LABELS_EXCLUDE)' $(if $(TSAN_EXCLUDE),-E '$(TSAN_EXCLUDE)')
 
 demo: build
 	./scripts/demo-main.sh $(BUILD)
