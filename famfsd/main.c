@@ -141,9 +141,11 @@ static int load_token(struct famfsd_conf *c, char *err, size_t errlen)
 	}
 	f = fopen(c->cfg.token_file, "re");
 	if (!f) {
-		snprintf(err, errlen, "cannot read token file %s: %m",
-			 c->cfg.token_file);
-		return -errno;
+		int e = errno;
+
+		snprintf(err, errlen, "cannot read token file %s: %s",
+			 c->cfg.token_file, strerror(e));
+		return -e;
 	}
 	if (!fgets(buf, sizeof(buf), f))
 		buf[0] = 0;
@@ -159,7 +161,7 @@ static int load_token(struct famfsd_conf *c, char *err, size_t errlen)
 }
 
 /* A new snapshot from the config file and the overrides, token included;
- * NULL (logged, or with @err) when any of it is bad.
+ * NULL with the reason in @err when any of it is bad.
  */
 static struct famfsd_conf *conf_load(char *err, size_t errlen)
 {
