@@ -9,7 +9,7 @@ start_famfsd
 make_devices 2 128MiB
 api POST /v1/interleave-sets '{"name":"set1","devices":["emul0","emul1"]}'; expect 201
 api POST /v1/filesystems '{"name":"fs1","set":"set1","log_size":"8MiB"}'; expect 201
-NSRC=12000  # with verify, enough for the job to outlast a few request rounds
+NSRC=8000   # with verify, enough for the job to outlast a request round
 python3 - "$T/src" $NSRC <<'PY'
 import os, sys
 root, n = sys.argv[1], int(sys.argv[2])
