@@ -34,7 +34,7 @@ asan-check: deps
 # schema (single-threaded) and TSAN_EXCLUDE; docs/testing.md says why for
 # each. A race report fails the test (scripts/tsan-test.sh).
 TSAN_LABELS_EXCLUDE ?= vm|kmod|pkg|apply|schema
-TSAN_EXCLUDE ?= ^famfsd_fused_spawn$$
+TSAN_EXCLUDE ?= ^(famfsd_fused_spawn|ingest_famfsd_job_xfs|ingest_through_fuse_mounts_xfs)$$
 tsan-check: deps
 	cmake -S . -B build-tsan -DFAMFS_SANITIZE=thread -DFAMFS_VM_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build build-tsan -j $(JOBS)
