@@ -26,7 +26,12 @@ static int64_t mono_s(void)
 	return (int64_t)t.tv_sec;
 }
 
+/* views[] is filled under the read lock too (/metrics), by concurrent
+ * scrapes: views_lock orders them. Views are closed only under the write
+ * lock, so a view returned to a reader stays open while it holds the lock.
+ */
 static struct fsview views[MAX_VIEWS];
+static pthread_mutex_t views_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fsview masters[MAX_VIEWS];
 
 static int paths_query(const char *sql, const char *key, char ***paths,
@@ -75,7 +80,8 @@ void fs_paths_free(char **paths, unsigned n)
 	free(paths);
 }
 
-struct famfs_fs *fsview_get(const char *fsname, char *err, size_t errlen)
+static struct famfs_fs *view_get(const char *fsname, char *err,
+				 size_t errlen)
 {
 	struct famfs_open_opts o = { .flags = FAMFS_OPEN_READ };
 	struct famfs_err e = { 0 };
@@ -104,7 +110,7 @@ struct famfs_fs *fsview_get(const char *fsname, char *err, size_t errlen)
 		snprintf(err, errlen, "filesystem '%s' has no devices", fsname);
 		return NULL;
 	}
-	o.host_name = famfsd.cfg.host_name;
+	o.host_name = famfsd_cfg()->host_name;
 	r = famfs_open((const char *const *)paths, n, &o, &free_slot->fs, &e);
 	fs_paths_free(paths, n);
 	if (r) {
@@ -116,11 +122,21 @@ struct famfs_fs *fsview_get(const char *fsname, char *err, size_t errlen)
 	return free_slot->fs;
 }
 
+struct famfs_fs *fsview_get(const char *fsname, char *err, size_t errlen)
+{
+	struct famfs_fs *fs;
+
+	pthread_mutex_lock(&views_lock);
+	fs = view_get(fsname, err, errlen);
+	pthread_mutex_unlock(&views_lock);
+	return fs;
+}
+
 struct famfs_fs *fsmaster_get(const char *fsname, int *rc, char *err,
 			      size_t errlen)
 {
 	struct famfs_open_opts o = { .flags = FAMFS_OPEN_MASTER,
-		.host_name = famfsd.cfg.host_name };
+		.host_name = famfsd_cfg()->host_name };
 	struct famfs_err e = { 0 };
 	struct fsview *slot = NULL;
 	char **paths;
@@ -227,11 +243,13 @@ bool fsmaster_busy(const char *fsname)
 void fsview_drop(const char *fsname)
 {
 	fsmaster_drop(fsname);   /* callers check fsmaster_busy() first */
+	pthread_mutex_lock(&views_lock);
 	for (int i = 0; i < MAX_VIEWS; i++)
 		if (views[i].fs && !strcmp(views[i].name, fsname)) {
 			famfs_close(views[i].fs);
 			views[i].fs = NULL;
 		}
+	pthread_mutex_unlock(&views_lock);
 }
 
 void fsview_drop_all(void)
@@ -241,9 +259,11 @@ void fsview_drop_all(void)
 			famfs_close(masters[i].fs);
 			masters[i].fs = NULL;
 		}
+	pthread_mutex_lock(&views_lock);
 	for (int i = 0; i < MAX_VIEWS; i++)
 		if (views[i].fs) {
 			famfs_close(views[i].fs);
 			views[i].fs = NULL;
 		}
+	pthread_mutex_unlock(&views_lock);
 }

@@ -2,7 +2,9 @@
 /*
  * Read-only views of filesystems (libfamfs FAMFS_OPEN_READ: no lock, no
  * slot), cached per filesystem and replayed before each use, for the API's
- * reads and for /metrics. Everything here needs the state lock.
+ * reads and for /metrics. Everything here needs the state lock, for
+ * writing; fsview_get() and the device path queries also work under the
+ * read lock (/metrics), even from several readers at once.
  */
 #ifndef FAMFSD_FSVIEW_H
 #define FAMFSD_FSVIEW_H

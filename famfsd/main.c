@@ -31,16 +31,21 @@
  */
 #define FSMASTER_IDLE_SECONDS 30
 
-struct famfsd famfsd = { .state_lock = PTHREAD_MUTEX_INITIALIZER };
+struct famfsd famfsd = { .state_lock = PTHREAD_RWLOCK_INITIALIZER };
 
 void famfsd_lock(void)
 {
-	pthread_mutex_lock(&famfsd.state_lock);
+	pthread_rwlock_wrlock(&famfsd.state_lock);
+}
+
+void famfsd_rdlock(void)
+{
+	pthread_rwlock_rdlock(&famfsd.state_lock);
 }
 
 void famfsd_unlock(void)
 {
-	pthread_mutex_unlock(&famfsd.state_lock);
+	pthread_rwlock_unlock(&famfsd.state_lock);
 }
 
 static void usage(FILE *f)
@@ -124,31 +129,59 @@ static int parse_args(int argc, char **argv)
 	return 0;
 }
 
-static int load_token(void)
+/* The token of @c's token_file into @c (a snapshot not yet published). */
+static int load_token(struct famfsd_conf *c, char *err, size_t errlen)
 {
-	char buf[sizeof(famfsd.token)] = "";
+	char buf[sizeof(c->token)] = "";
 	FILE *f;
 
-	if (!famfsd.cfg.token_file) {
-		famfsd.token[0] = 0;
+	if (!c->cfg.token_file) {
+		c->token[0] = 0;
 		return 0;
 	}
-	f = fopen(famfsd.cfg.token_file, "re");
+	f = fopen(c->cfg.token_file, "re");
 	if (!f) {
-		log_err("cannot read token file %s: %m", famfsd.cfg.token_file);
-		return -errno;
+		int e = errno;
+
+		snprintf(err, errlen, "cannot read token file %s: %s",
+			 c->cfg.token_file, strerror(e));
+		return -e;
 	}
 	if (!fgets(buf, sizeof(buf), f))
 		buf[0] = 0;
 	fclose(f);
 	buf[strcspn(buf, "\r\n")] = 0;
 	if (strlen(buf) < 16) {
-		log_err("token file %s: the token must be at least 16 characters",
-			famfsd.cfg.token_file);
+		snprintf(err, errlen, "token file %s: the token must be at "
+			 "least 16 characters", c->cfg.token_file);
 		return -EINVAL;
 	}
-	memcpy(famfsd.token, buf, sizeof(buf));
+	memcpy(c->token, buf, sizeof(buf));
 	return 0;
+}
+
+/* A new snapshot from the config file and the overrides, token included;
+ * NULL with the reason in @err when any of it is bad.
+ */
+static struct famfsd_conf *conf_load(char *err, size_t errlen)
+{
+	struct famfsd_conf *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	atomic_init(&c->refs, 1);
+	if (config_load(&c->cfg, famfsd.config_path, famfsd.config_explicit,
+			&famfsd.ov, err, errlen)) {
+		free(c);
+		return NULL;
+	}
+	if (check_config || !load_token(c, err, errlen))
+		return c;
+	config_free(&c->cfg);
+	free(c);
+	return NULL;
 }
 
 static int mkdir_p(const char *dir, mode_t mode)
@@ -182,7 +215,7 @@ static void notify_status(void)
 	sqlite3_finalize(st);
 	famfsd_unlock();
 	sd_notifyf(0, "STATUS=serving on %s: %d devices, %d mounts",
-		   famfsd.cfg.socket_path, nd, nm);
+		   famfsd_cfg()->socket_path, nd, nm);
 }
 
 /* Serving, but degraded while a provider is missing: /healthz says 503
@@ -197,41 +230,44 @@ static void report_ready(void)
 	sd_notify(0, "READY=1");
 	if (!n) {
 		log_info("famfsd %s ready (host %s, state %s)", FAMFSD_VERSION,
-			 famfsd.cfg.host_name, famfsd.cfg.state_dir);
+			 famfsd_cfg()->host_name, famfsd_cfg()->state_dir);
 		notify_status();
 		return;
 	}
 	log_err("famfsd %s serving DEGRADED (host %s, state %s): %d provider "
-		"problem%s, first: %s", FAMFSD_VERSION, famfsd.cfg.host_name,
-		famfsd.cfg.state_dir, n, n == 1 ? "" : "s", why[0]);
+		"problem%s, first: %s", FAMFSD_VERSION, famfsd_cfg()->host_name,
+		famfsd_cfg()->state_dir, n, n == 1 ? "" : "s", why[0]);
 	sd_notifyf(0, "STATUS=degraded: %s", why[0]);
 }
 
+/* A new configuration and token, or none of it: the snapshot is swapped
+ * whole under the write lock (request threads hold a reference to theirs).
+ */
 static void reload(void)
 {
+	const struct famfsd_config *old = famfsd_cfg();
+	struct famfsd_conf *c;
 	char err[512];
 
 	log_info("SIGHUP: reloading %s", famfsd.config_path);
 	sd_notify(0, "RELOADING=1");
-	famfsd_lock();
-	struct famfsd_config c = { 0 };
-
-	if (config_load(&c, famfsd.config_path, famfsd.config_explicit,
-			&famfsd.ov, err, sizeof(err))) {
+	c = conf_load(err, sizeof(err));
+	if (!c) {
 		log_err("reload: %s; keeping the running configuration", err);
 	} else {
-		if (strcmp(c.socket_path, famfsd.cfg.socket_path) ||
-		    strcmp(c.state_dir, famfsd.cfg.state_dir))
+		if (strcmp(c->cfg.socket_path, old->socket_path) ||
+		    strcmp(c->cfg.state_dir, old->state_dir))
 			log_warn("reload: socket and state_dir changes need a "
 				 "restart");
-		free(c.socket_path);
-		free(c.state_dir);
-		c.socket_path = strdup(famfsd.cfg.socket_path);
-		c.state_dir = strdup(famfsd.cfg.state_dir);
-		config_free(&famfsd.cfg);
-		famfsd.cfg = c;
-		log_set_level(famfsd.cfg.log_level);
-		load_token();
+		free(c->cfg.socket_path);
+		free(c->cfg.state_dir);
+		c->cfg.socket_path = strdup(old->socket_path);
+		c->cfg.state_dir = strdup(old->state_dir);
+	}
+	famfsd_lock();
+	if (c) {
+		conf_publish(c);
+		log_set_level(famfsd_cfg()->log_level);
 	}
 	providers_discover(NULL);
 	famfsd_unlock();
@@ -280,6 +316,8 @@ static int serve(void)
 
 int main(int argc, char **argv)
 {
+	const struct famfsd_config *cfg;
+	struct famfsd_conf *conf;
 	char err[1024];
 	sigset_t mask;
 	int r, sig;
@@ -287,22 +325,24 @@ int main(int argc, char **argv)
 	log_init(LOG_INFO);
 	if (parse_args(argc, argv))
 		return 2;
-	if (config_load(&famfsd.cfg, famfsd.config_path, famfsd.config_explicit,
-			&famfsd.ov, err, sizeof(err))) {
+	conf = conf_load(err, sizeof(err));
+	if (!conf) {
 		log_err("%s", err);
 		return 1;
 	}
+	conf_publish(conf);   /* no other thread yet */
+	cfg = famfsd_cfg();
 	if (check_config) {
-		int bad = config_check_paths(&famfsd.cfg, stderr);
+		int bad = config_check_paths(cfg, stderr);
 
 		printf("# %s\n", famfsd.config_path);
-		config_print(&famfsd.cfg, stdout);
+		config_print(cfg, stdout);
 		if (bad)
 			fprintf(stderr, "famfsd: %s: %d problem%s\n",
 				famfsd.config_path, bad, bad == 1 ? "" : "s");
 		return bad ? 1 : 0;
 	}
-	log_set_level(famfsd.cfg.log_level);
+	log_set_level(cfg->log_level);
 	/* Signals go to the signalfd; threads inherit this mask. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
@@ -312,26 +352,24 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if ((r = mkdir_p(famfsd.cfg.state_dir, 0750))) {
-		log_err("cannot create state dir %s: %s", famfsd.cfg.state_dir,
+	if ((r = mkdir_p(cfg->state_dir, 0750))) {
+		log_err("cannot create state dir %s: %s", cfg->state_dir,
 			strerror(-r));
 		return 1;
 	}
 	snprintf(famfsd.db_path, sizeof(famfsd.db_path), "%s/" STORE_DB_NAME,
-		 famfsd.cfg.state_dir);
+		 cfg->state_dir);
 	if (store_open(famfsd.db_path, &famfsd.db, err, sizeof(err))) {
 		log_err("%s", err);
 		sd_notifyf(0, "STATUS=%s", err);
 		return 1;
 	}
-	if (load_token())
-		return 1;
 	famfsd.started = store_now();
 	jobs_builtin_init();
-	providers_load(famfsd.cfg.plugin_dir);
+	providers_load(cfg->plugin_dir);
 
 	famfsd_lock();
-	store_kv_set(famfsd.db, "host.name", famfsd.cfg.host_name);
+	store_kv_set(famfsd.db, "host.name", cfg->host_name);
 	providers_discover(NULL);
 	jobs_recover();
 	mounts_reconcile();
@@ -347,7 +385,7 @@ int main(int argc, char **argv)
 
 	sig = serve();
 	log_info("%s: finishing in-flight requests", strsignal(sig));
-	famfsd.stopping = 1;
+	atomic_store(&famfsd.stopping, true);
 	sd_notify(0, "STOPPING=1\nSTATUS=stopping");
 	server_stop(25000);   /* below the unit's TimeoutStopSec=30 */
 	jobs_shutdown();
@@ -357,7 +395,7 @@ int main(int argc, char **argv)
 	store_close(famfsd.db);
 	famfsd.db = NULL;
 	famfsd_unlock();
-	config_free(&famfsd.cfg);
 	log_info("stopped");
+	conf_publish(NULL);   /* frees the last snapshot */
 	return 0;
 }

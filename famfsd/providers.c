@@ -98,7 +98,7 @@ int providers_load(const char *dir)
 	struct dirent *de;
 	DIR *d;
 
-	env.state_dir = famfsd.cfg.state_dir;
+	env.state_dir = famfsd_cfg()->state_dir;
 	if (!dir) {
 		problem("no plugin directory configured (plugin_dir, "
 			"--plugin-dir): no device providers");

@@ -16,9 +16,9 @@ static bool is_mutating(const char *m)
 	       !strcmp(m, "PATCH") || !strcmp(m, "DELETE");
 }
 
-static bool token_ok(const char *h)
+static bool token_ok(const char *h, const char *token)
 {
-	size_t n = strlen(famfsd.token), hl;
+	size_t n = strlen(token), hl;
 	unsigned diff = 0;
 
 	if (!n || !h || strncmp(h, "Bearer ", 7))
@@ -28,7 +28,7 @@ static bool token_ok(const char *h)
 	if (hl != n)
 		return false;
 	for (size_t i = 0; i < n; i++)      /* constant time */
-		diff |= (unsigned)(h[i] ^ famfsd.token[i]);
+		diff |= (unsigned)(h[i] ^ token[i]);
 	return diff == 0;
 }
 
@@ -148,13 +148,13 @@ static void run_locked(struct http_request *h, struct api_req *q,
 static bool admit(struct http_request *h, struct api_req *q,
 		  struct api_resp *r)
 {
-	if (h->tcp && !token_ok(h->authorization)) {
+	if (h->tcp && !token_ok(h->authorization, h->conf->token)) {
 		q->route = "unauthorized";
 		api_error(r, 401, "unauthorized", "a valid 'Authorization: "
 			  "Bearer <token>' header is required on TCP");
 		return false;
 	}
-	if (famfsd.stopping) {
+	if (atomic_load(&famfsd.stopping)) {
 		q->route = "stopping";
 		api_error(r, 503, "shutting_down", "famfsd is stopping");
 		return false;
@@ -172,7 +172,7 @@ static bool check_body(struct http_request *h, struct api_req *q,
 		q->route = "too_large";
 		api_error(r, 413, "body_too_large", "the request body is "
 			  "larger than %llu bytes",
-			  (unsigned long long)famfsd.cfg.max_body);
+			  (unsigned long long)h->conf->cfg.max_body);
 	} else if (h->len && ct && strncmp(ct, "application/json", 16)) {
 		q->route = "bad_media";
 		api_error(r, 415, "unsupported_media_type", "Content-Type is "
@@ -200,15 +200,17 @@ void request_handle(struct http_request *h, struct api_resp *r)
 
 	h->changed = false;
 	if (!strcmp(h->url, "/healthz")) {
+		/* no lock: it reads only what is fixed once the API serves */
 		q.route = "/healthz";
-		famfsd_lock();
 		api_healthz(&q, r);
-		famfsd_unlock();
 	} else if (!admit(h, &q, r) || !check_body(h, &q, r)) {
 		/* refused */
 	} else if (!strcmp(h->url, "/metrics")) {
+		/* only reads: scrapes run side by side, and wait for a
+		 * mutation only while it holds the lock
+		 */
 		q.route = "/metrics";
-		famfsd_lock();
+		famfsd_rdlock();
 		api_metrics(&q, r);
 		famfsd_unlock();
 	} else if (!(copy = strdup(h->url)) || split_url(&q, copy)) {

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "api/api.h"
+#include "famfsd.h"
 
 struct http_request {
 	const char *method;
@@ -26,6 +27,7 @@ struct http_request {
 	bool too_big;                 /* body over max_body: not kept */
 	api_arg_fn arg;               /* query arguments */
 	void *arg_ctx;
+	const struct famfsd_conf *conf; /* the configuration it started with */
 
 	/* filled by request_handle() */
 	const char *route;            /* metrics label */

@@ -39,6 +39,7 @@ static char *tls_cert, *tls_key;
 
 struct reqctx {
 	struct listener *l;
+	struct famfsd_conf *conf;  /* the configuration the request started with */
 	struct timespec t0;
 	char *body;
 	size_t len;
@@ -97,7 +98,7 @@ static void handle(struct reqctx *x, struct MHD_Connection *c,
 		.authorization = MHD_lookup_connection_value(c,
 					MHD_HEADER_KIND, "Authorization"),
 		.body = x->body, .len = x->len, .too_big = x->too_big,
-		.arg = query_arg, .arg_ctx = c,
+		.arg = query_arg, .arg_ctx = c, .conf = x->conf,
 	};
 	char who[96];
 
@@ -148,7 +149,7 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, struct api_resp *r)
 	if (r->status == 401)
 		MHD_add_response_header(resp, "WWW-Authenticate",
 					"Bearer realm=\"famfsd\"");
-	if (famfsd.stopping)
+	if (atomic_load(&famfsd.stopping))
 		MHD_add_response_header(resp, "Connection", "close");
 	ret = MHD_queue_response(c, (unsigned)r->status, resp);
 	MHD_destroy_response(resp);
@@ -172,15 +173,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		if (!x)
 			return MHD_NO;
 		x->l = cls;
+		x->conf = conf_get();
 		clock_gettime(CLOCK_MONOTONIC, &x->t0);
-		if (cl && strtoull(cl, NULL, 10) > famfsd.cfg.max_body)
+		if (cl && strtoull(cl, NULL, 10) > x->conf->cfg.max_body)
 			x->too_big = true;
 		*con_cls = x;
 		atomic_fetch_add(&inflight, 1);
 		return MHD_YES;
 	}
 	if (*upload_size) {
-		if (!x->too_big && x->len + *upload_size > famfsd.cfg.max_body)
+		if (!x->too_big && x->len + *upload_size > x->conf->cfg.max_body)
 			x->too_big = true;
 		if (!x->too_big) {
 			char *nb = realloc(x->body, x->len + *upload_size + 1);
@@ -210,6 +212,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	(void)cls; (void)c; (void)toe;
 	if (!x)
 		return;
+	conf_put(x->conf);
 	free(x->body);
 	free(x);
 	*con_cls = NULL;
@@ -266,7 +269,8 @@ static int mkdir_parent(const char *path)
  */
 static int unix_listen(char *err, size_t errlen)
 {
-	const char *path = famfsd.cfg.socket_path;
+	const struct famfsd_config *cfg = famfsd_cfg();
+	const char *path = cfg->socket_path;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char tmp[sizeof(sa.sun_path)];
 	struct group *g;
@@ -285,9 +289,9 @@ static int unix_listen(char *err, size_t errlen)
 			 path);
 		return -errno;
 	}
-	g = famfsd.cfg.socket_group ? getgrnam(famfsd.cfg.socket_group) : NULL;
-	if (famfsd.cfg.socket_group && !g)
-		log_warn("socket group %s does not exist", famfsd.cfg.socket_group);
+	g = cfg->socket_group ? getgrnam(cfg->socket_group) : NULL;
+	if (cfg->socket_group && !g)
+		log_warn("socket group %s does not exist", cfg->socket_group);
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", tmp);
 	unlink(tmp);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -295,7 +299,7 @@ static int unix_listen(char *err, size_t errlen)
 		goto fail;
 	if (g && chown(tmp, (uid_t)-1, g->gr_gid))
 		log_warn("cannot give %s to group %s: %m", path, g->gr_name);
-	if (chmod(tmp, famfsd.cfg.socket_mode) || listen(fd, 128) ||
+	if (chmod(tmp, cfg->socket_mode) || listen(fd, 128) ||
 	    rename(tmp, path))
 		goto fail;
 	listeners[nlisteners].own_socket = true;
@@ -338,7 +342,7 @@ static struct MHD_Daemon *start_mhd(struct listener *l, unsigned extra_flags,
 	int n = 0;
 
 	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE,
-		famfsd.cfg.threads, NULL };
+		famfsd_cfg()->threads, NULL };
 	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT,
 		30, NULL };
 	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED,
@@ -362,31 +366,32 @@ static struct MHD_Daemon *start_mhd(struct listener *l, unsigned extra_flags,
 
 static int tcp_start(char *err, size_t errlen)
 {
+	const struct famfsd_config *cfg = famfsd_cfg();
 	struct listener *l = &listeners[nlisteners];
 	static struct sockaddr_in sin = { .sin_family = AF_INET };
 	char host[128];
-	const char *colon = strrchr(famfsd.cfg.tcp_listen, ':');
+	const char *colon = strrchr(cfg->tcp_listen, ':');
 	unsigned flags = 0;
 
-	if (!colon || (size_t)(colon - famfsd.cfg.tcp_listen) >= sizeof(host)) {
+	if (!colon || (size_t)(colon - cfg->tcp_listen) >= sizeof(host)) {
 		snprintf(err, errlen, "tcp.listen '%s' is not host:port",
-			 famfsd.cfg.tcp_listen);
+			 cfg->tcp_listen);
 		return -EINVAL;
 	}
-	memcpy(host, famfsd.cfg.tcp_listen, (size_t)(colon - famfsd.cfg.tcp_listen));
-	host[colon - famfsd.cfg.tcp_listen] = 0;
+	memcpy(host, cfg->tcp_listen, (size_t)(colon - cfg->tcp_listen));
+	host[colon - cfg->tcp_listen] = 0;
 	sin.sin_port = htons((uint16_t)atoi(colon + 1));
 	if (inet_pton(AF_INET, *host ? host : "0.0.0.0", &sin.sin_addr) != 1) {
 		snprintf(err, errlen, "tcp.listen '%s': not an IPv4 address",
-			 famfsd.cfg.tcp_listen);
+			 cfg->tcp_listen);
 		return -EINVAL;
 	}
-	if (!famfsd.cfg.tcp_insecure) {
-		tls_cert = read_file(famfsd.cfg.tls_cert);
-		tls_key = read_file(famfsd.cfg.tls_key);
+	if (!cfg->tcp_insecure) {
+		tls_cert = read_file(cfg->tls_cert);
+		tls_key = read_file(cfg->tls_key);
 		if (!tls_cert || !tls_key) {
 			snprintf(err, errlen, "cannot read %s or %s",
-				 famfsd.cfg.tls_cert, famfsd.cfg.tls_key);
+				 cfg->tls_cert, cfg->tls_key);
 			return -ENOENT;
 		}
 		flags = MHD_USE_TLS;
@@ -396,11 +401,11 @@ static int tcp_start(char *err, size_t errlen)
 	l->d = start_mhd(l, flags, (struct sockaddr *)&sin);
 	if (!l->d) {
 		snprintf(err, errlen, "cannot listen on TCP %s",
-			 famfsd.cfg.tcp_listen);
+			 cfg->tcp_listen);
 		return -EADDRINUSE;
 	}
 	nlisteners++;
-	log_info("listening on tcp %s (%s)", famfsd.cfg.tcp_listen,
+	log_info("listening on tcp %s (%s)", cfg->tcp_listen,
 		 flags ? "TLS" : "no TLS: insecure, tests only");
 	return 0;
 }
@@ -419,17 +424,17 @@ int server_start(char *err, size_t errlen)
 		l->fd = unix_listen(err, errlen);
 		if (l->fd < 0)
 			return l->fd;
-		log_info("listening on %s (mode %04o)", famfsd.cfg.socket_path,
-			 famfsd.cfg.socket_mode);
+		log_info("listening on %s (mode %04o)", famfsd_cfg()->socket_path,
+			 famfsd_cfg()->socket_mode);
 	}
 	l->d = start_mhd(l, 0, NULL);
 	if (!l->d) {
 		snprintf(err, errlen, "libmicrohttpd could not start on %s",
-			 famfsd.cfg.socket_path);
+			 famfsd_cfg()->socket_path);
 		return -EIO;
 	}
 	nlisteners = 1;
-	if (famfsd.cfg.tcp_listen)
+	if (famfsd_cfg()->tcp_listen)
 		return tcp_start(err, errlen);
 	return 0;
 }
@@ -463,7 +468,7 @@ void server_stop(int timeout_ms)
 	for (int i = 0; i < nlisteners; i++) {
 		MHD_stop_daemon(listeners[i].d);
 		if (listeners[i].own_socket)
-			unlink(famfsd.cfg.socket_path);
+			unlink(famfsd_cfg()->socket_path);
 		if (listeners[i].fd >= 0)
 			close(listeners[i].fd);
 	}

@@ -92,27 +92,17 @@ int fused_child_path(uint64_t parent, const char *name, char *buf, size_t len)
 	return (int)strlen(buf) > FAMFS_PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
+/* libfamfs finds and holds in one step: no replay or unlink can free the
+ * node in between.
+ */
 struct famfs_node *fused_hold_node(uint64_t ino)
 {
-	struct famfs_node *n;
-
-	pthread_mutex_lock(&fused.ns_mu);
-	famfs_fs_rdlock(fused.fs);
-	n = famfs_node_by_ino(fused.fs, ino);
-	if (n && famfs_node_is_dir(n))
-		n = NULL;
-	famfs_fs_unlock(fused.fs);
-	if (n)
-		famfs_node_hold(fused.fs, n);
-	pthread_mutex_unlock(&fused.ns_mu);
-	return n;
+	return famfs_lookup_hold(fused.fs, ino, NULL, FAMFS_HOLD_FILE);
 }
 
 void fused_release_node(struct famfs_node *n)
 {
-	pthread_mutex_lock(&fused.ns_mu);
 	famfs_node_release(fused.fs, n);
-	pthread_mutex_unlock(&fused.ns_mu);
 }
 
 static pthread_mutex_t ofiles_mu = PTHREAD_MUTEX_INITIALIZER;

@@ -169,7 +169,7 @@ static void *notifier(void *arg)
 	announce_ready();
 	pthread_mutex_lock(&fused.q_mu);
 	for (;;) {
-		while (!fused.q_head && !fused.stopping)
+		while (!fused.q_head && !atomic_load(&fused.stopping))
 			pthread_cond_wait(&fused.q_cv, &fused.q_mu);
 		if (!fused.q_head)
 			break;
@@ -179,7 +179,7 @@ static void *notifier(void *arg)
 		if (!fused.q_head)
 			fused.q_tail = NULL;
 		pthread_mutex_unlock(&fused.q_mu);
-		if (!fused.stopping)
+		if (!atomic_load(&fused.stopping))
 			send_notice(n);
 		free(n);
 		pthread_mutex_lock(&fused.q_mu);
@@ -224,12 +224,10 @@ static void *follower(void *arg)
 
 	(void)arg;
 	report_log();
-	while (!fused.stopping) {
+	while (!atomic_load(&fused.stopping)) {
 		int n;
 
-		pthread_mutex_lock(&fused.ns_mu);
 		n = famfs_replay(fused.fs, &e);
-		pthread_mutex_unlock(&fused.ns_mu);
 		if (n < 0)
 			fused_log("replay: %s", e.msg);
 		report_log();
@@ -252,7 +250,7 @@ int fused_threads_start(void)
 	if (!r && fused.o.client) {
 		r = pthread_create(&fused.follow_thr, NULL, follower, NULL);
 		if (r) {
-			fused.stopping = true;
+			atomic_store(&fused.stopping, true);
 			pthread_cond_broadcast(&fused.q_cv);
 			pthread_join(fused.notify_thr, NULL);
 		}
@@ -268,7 +266,7 @@ void fused_threads_stop(void)
 	if (!fused.threads_started)
 		return;
 	pthread_mutex_lock(&fused.q_mu);
-	fused.stopping = true;
+	atomic_store(&fused.stopping, true);
 	pthread_cond_broadcast(&fused.q_cv);
 	pthread_mutex_unlock(&fused.q_mu);
 	if (fused.o.client)

@@ -11,6 +11,7 @@
 #define FUSE_USE_VERSION 34
 #include <fuse_lowlevel.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -47,11 +48,6 @@ struct fused {
 	struct fuse_session *se;
 	double entry_timeout;
 
-	/* "find a node and hold it" must not race with replay or unlink,
-	 * which free unheld nodes (the library has no atomic lookup+hold).
-	 */
-	pthread_mutex_t ns_mu;
-
 	/* the master's uncommitted files (pending.c) */
 	pthread_mutex_t pend_mu;
 	struct pfile *pend_live;         /* uncommitted, reachable by name */
@@ -64,7 +60,7 @@ struct fused {
 	struct notice *q_head, *q_tail;
 	pthread_t notify_thr, follow_thr;
 	bool threads_started;
-	volatile bool stopping;
+	atomic_bool stopping;            /* read by the follower unlocked */
 	char last_tail_reason[160];      /* the torn tail reported last */
 	uint64_t last_skipped;
 };

@@ -77,9 +77,7 @@ static int attach_devices(const char **paths, unsigned n, struct famfs_err *e)
 		r = famfs_device_attach(fused.fs, paths[i], e);
 	if (r)
 		return r;
-	pthread_mutex_lock(&fused.ns_mu);
-	r = famfs_replay(fused.fs, e);
-	pthread_mutex_unlock(&fused.ns_mu);
+	r = famfs_replay(fused.fs, e);   /* takes libfamfs's own lock */
 	if (r >= 0)
 		fused_log("attached %u device%s (first: %s): now %u devices",
 			  n, n == 1 ? "" : "s", paths[0],

@@ -22,7 +22,6 @@
 #include "pending.h"
 
 struct fused fused = {
-	.ns_mu = PTHREAD_MUTEX_INITIALIZER,
 	.pend_mu = PTHREAD_MUTEX_INITIALIZER,
 	.q_mu = PTHREAD_MUTEX_INITIALIZER,
 	.q_cv = PTHREAD_COND_INITIALIZER,
@@ -301,8 +300,11 @@ int main(int argc, char **argv)
 	}
 	if (!fused.o.client)
 		pend_commit_all();
-	fuse_session_unmount(fused.se);
+	/* the notifier writes to the session's fd: stop it before the
+	 * unmount closes that fd
+	 */
 	fused_threads_stop();
+	fuse_session_unmount(fused.se);
 	fused_ofiles_free_all();
 	fuse_remove_signal_handlers(fused.se);
 	fuse_session_destroy(fused.se);

@@ -324,9 +324,7 @@ static int remove_committed(uint64_t parent, const char *name, bool dir)
 	r = fused_child_path(parent, name, path, sizeof(path));
 	if (r)
 		return r;
-	pthread_mutex_lock(&fused.ns_mu);
 	r = famfs_unlink(fused.fs, path, &err);
-	pthread_mutex_unlock(&fused.ns_mu);
 	if (r && r != -ENOTEMPTY && r != -ENOENT)
 		fused_log("delete %s: %s", path, err.msg);
 	return r;

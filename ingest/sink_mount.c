@@ -137,7 +137,7 @@ static int device_index(struct mount_sink *m, const char *path, uint32_t idx,
 
 /*
  * Where files may lie on device @idx: past the label unit, and on device
- * 0 past the log the superblock there describes.
+ * 0 past the log the superblock there describes. Called with m->lock.
  */
 static struct famfs_map_dev device_area(struct mount_sink *m, uint32_t idx)
 {
@@ -186,8 +186,11 @@ static int parse_map(struct mount_sink *m, const char *json, uint64_t size,
 			goto out;
 		t->dev_base[mi->dev_index] = famfs_dev_base(m->dev[mi->dev_index]);
 	}
+	/* other copy threads may be opening devices of their maps meanwhile */
+	pthread_mutex_lock(&m->lock);
 	for (uint32_t d = 0; d < FAMFS_MAX_DEVICES; d++)
 		devs[d] = device_area(m, d);
+	pthread_mutex_unlock(&m->lock);
 	r = famfs_fmap_check(t->map, size, devs, FAMFS_MAX_DEVICES, what,
 			     sizeof(what));
 out:

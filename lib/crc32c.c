@@ -4,13 +4,19 @@
  * SSE4.2 crc32 instruction when the CPU has it (replay speed depends on
  * it), a slicing table otherwise; both give the same value.
  */
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "internal.h"
 
+/* Built once, by whichever thread checksums first (pthread_once orders
+ * the writes before every reader's use).
+ */
 static uint32_t table[8][256];
-static int use_hw = -1;
+static bool use_hw;
+static pthread_once_t crc32c_once = PTHREAD_ONCE_INIT;
 
 static void crc32c_init(void)
 {
@@ -29,7 +35,7 @@ static void crc32c_init(void)
 	__builtin_cpu_init();
 	use_hw = __builtin_cpu_supports("sse4.2");
 #else
-	use_hw = 0;
+	use_hw = false;
 #endif
 }
 
@@ -75,8 +81,7 @@ static uint32_t crc32c_hw(uint32_t crc, const uint8_t *p, size_t len)
 
 FAMFS_EXPORT uint32_t famfs_crc32c(uint32_t crc, const void *buf, size_t len)
 {
-	if (use_hw < 0)
-		crc32c_init();
+	pthread_once(&crc32c_once, crc32c_init);
 	crc = ~crc;
 #if defined(__x86_64__)
 	if (use_hw)

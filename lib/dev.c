@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/fs.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,7 +235,9 @@ FAMFS_EXPORT int famfs_dev_fd(const struct famfs_dev *d) { return d->fd; }
 #define CACHELINE 64ULL
 
 #if defined(__x86_64__)
-static int cpu_flush_kind = -1; /* 0 clflush, 1 clflushopt, 2 clwb */
+/* 0 clflush, 1 clflushopt, 2 clwb: probed once, by the first flush. */
+static int cpu_flush_kind;
+static pthread_once_t cpu_flush_once = PTHREAD_ONCE_INIT;
 
 static void cpu_flush_detect(void)
 {
@@ -253,8 +256,7 @@ static void cpu_cache_lines(const void *p, uint64_t len, bool invalidate)
 	uintptr_t end = (uintptr_t)p + len;
 	int kind;
 
-	if (cpu_flush_kind < 0)
-		cpu_flush_detect();
+	pthread_once(&cpu_flush_once, cpu_flush_detect);
 	/* clwb keeps the line: right after writes, wrong before reads */
 	kind = invalidate && cpu_flush_kind == 2 ? 1 : cpu_flush_kind;
 	for (; a < end; a += CACHELINE) {

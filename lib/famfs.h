@@ -209,6 +209,22 @@ int famfs_node_path(const struct famfs_node *n, char *buf, size_t len);
 void famfs_node_hold(struct famfs_fs *fs, struct famfs_node *n);
 void famfs_node_release(struct famfs_fs *fs, struct famfs_node *n);
 
+enum famfs_lookup_hold_flags {
+	FAMFS_HOLD_FILE = 1,      /* a directory is refused (EISDIR) */
+};
+
+/*
+ * famfs_lookup_hold() - find a node and hold it in one step, under the
+ * filesystem's lock: by @path when it is not NULL, else by inode number
+ * @ino (a deleted node still held elsewhere is found by its inode too).
+ * A node found by famfs_node_by_ino() and held afterwards may have been
+ * freed in between by a replay or an unlink; this cannot. Any thread.
+ * Returns the held node, released with famfs_node_release(), or NULL with
+ * errno ENOENT (no such node) or EISDIR (FAMFS_HOLD_FILE and a directory).
+ */
+struct famfs_node *famfs_lookup_hold(struct famfs_fs *fs, uint64_t ino,
+				     const char *path, unsigned flags);
+
 /* ---- file maps ---------------------------------------------------------- */
 
 /*

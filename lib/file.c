@@ -275,6 +275,29 @@ FAMFS_EXPORT void famfs_node_hold(struct famfs_fs *fs, struct famfs_node *n)
 	pthread_rwlock_unlock(&fs->lock);
 }
 
+FAMFS_EXPORT struct famfs_node *famfs_lookup_hold(struct famfs_fs *fs,
+						  uint64_t ino, const char *path,
+						  unsigned flags)
+{
+	struct famfs_node *n;
+	int err = 0;
+
+	pthread_rwlock_wrlock(&fs->lock);
+	n = path ? famfs_lookup(fs, path) : famfs_node_by_ino(fs, ino);
+	if (!n)
+		err = ENOENT;
+	else if ((flags & FAMFS_HOLD_FILE) && S_ISDIR_MODE(n->mode))
+		err = EISDIR;
+	else
+		n->holds++;
+	pthread_rwlock_unlock(&fs->lock);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return n;
+}
+
 FAMFS_EXPORT void famfs_node_release(struct famfs_fs *fs, struct famfs_node *n)
 {
 	pthread_rwlock_wrlock(&fs->lock);

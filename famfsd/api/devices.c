@@ -146,7 +146,7 @@ static int create(struct api_req *q, struct api_resp *r)
 		return api_error(r, 422, "provider_not_loaded", "no provider "
 				 "'%s' is loaded on host %s (GET /v1/host lists "
 				 "the loaded providers and why others failed)",
-				 pname, famfsd.cfg.host_name);
+				 pname, famfsd_cfg()->host_name);
 	if (exists("SELECT 1 FROM devices WHERE name=?", name))
 		return api_error(r, 409, "already_exists",
 				 "device '%s' already exists", name);

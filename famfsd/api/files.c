@@ -157,6 +157,19 @@ static int open_master(const char *fsname, struct famfs_fs **fs,
 	return errno_resp(r, rc, msg);
 }
 
+/* The master handle is shared with ingest jobs, which commit through it
+ * from their own threads: look up under its read lock.
+ */
+static bool node_exists(struct famfs_fs *fs, const char *path)
+{
+	bool found;
+
+	famfs_fs_rdlock(fs);
+	found = famfs_lookup(fs, path) != NULL;
+	famfs_fs_unlock(fs);
+	return found;
+}
+
 /* mkdir -p of @path's parents, inside libfamfs or under a mount. */
 static int make_parents(struct famfs_fs *fs, const char *mnt, const char *path,
 			struct famfs_err *e)
@@ -173,7 +186,7 @@ static int make_parents(struct famfs_fs *fs, const char *mnt, const char *path,
 					 full, strerror(errno));
 				return -errno;
 			}
-		} else if (!famfs_lookup(fs, buf)) {
+		} else if (!node_exists(fs, buf)) {
 			int rc = famfs_mkdir(fs, buf, 0755, 0, 0, e);
 
 			if (rc)

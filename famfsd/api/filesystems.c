@@ -245,7 +245,7 @@ static int create(struct api_req *q, struct api_resp *r)
 		return api_error(r, 400, "invalid_value", "log_size must be a "
 				 "multiple of 2 MiB of at least 2 MiB");
 	snprintf(master, sizeof(master), "%s", api_str(b, "master") ?
-		 api_str(b, "master") : famfsd.cfg.host_name);
+		 api_str(b, "master") : famfsd_cfg()->host_name);
 	if (adopt ? do_adopt(set, uuid, &log_size, master, r) :
 	    do_mkfs(set, log_size, master, api_bool(b, "force", false), uuid, r))
 		return -1;
@@ -295,14 +295,14 @@ static int remkfs(struct api_req *q, struct api_resp *r, const char *name)
 		return api_error(r, 409, "in_use", "a job is writing to '%s'",
 				 name);
 	fsview_drop(name);
-	if (do_mkfs(set, log_size, famfsd.cfg.host_name,
+	if (do_mkfs(set, log_size, famfsd_cfg()->host_name,
 		    api_bool(b, "force", true), uuid, r))
 		return -1;
 	st = store_prep(famfsd.db, "UPDATE filesystems SET uuid=?, log_size=?,"
 			" master=?, state='formatted' WHERE name=?");
 	sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, (int64_t)log_size);
-	sqlite3_bind_text(st, 3, famfsd.cfg.host_name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, famfsd_cfg()->host_name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, name, -1, SQLITE_STATIC);
 	/* the devices are formatted already; the record must say so or the
 	 * request fail (the caller rolls the transaction back)

@@ -42,11 +42,11 @@ static json_object *host_json(void)
 {
 	json_object *o = json_object_new_object(), *pa = json_object_new_array();
 
-	jset_str(o, "name", famfsd.cfg.host_name);
+	jset_str(o, "name", famfsd_cfg()->host_name);
 	jset_str(o, "version", FAMFSD_VERSION);
 	jset_int(o, "api_version", 1);
 	jset_int(o, "schema_version", store_schema_version());
-	jset_str(o, "state_dir", famfsd.cfg.state_dir);
+	jset_str(o, "state_dir", famfsd_cfg()->state_dir);
 	jset_time(o, "started", famfsd.started);
 	jset_int(o, "uptime_seconds", store_now() - famfsd.started);
 	for (int i = 0; i < providers_count(); i++) {
@@ -131,11 +131,14 @@ int api_host(struct api_req *q, struct api_resp *r)
 /* Unauthenticated over TCP: the status word only, the reasons are in
  * GET /v1/host.
  */
+/* Called without the state lock: the provider problems are fixed once
+ * the API serves (providers_load() runs before server_start()).
+ */
 int api_healthz(struct api_req *q, struct api_resp *r)
 {
 	json_object *o = json_object_new_object();
 	const char **why;
-	const char *status = famfsd.stopping ? "stopping" :
+	const char *status = atomic_load(&famfsd.stopping) ? "stopping" :
 		providers_problems(&why) ? "degraded" : "ok";
 
 	(void)q;

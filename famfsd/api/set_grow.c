@@ -200,7 +200,7 @@ static int add_as_master(struct grow *g, struct api_resp *r)
 static int check_added(struct grow *g, struct api_resp *r)
 {
 	struct famfs_open_opts o = { .flags = FAMFS_OPEN_READ,
-		.host_name = famfsd.cfg.host_name };
+		.host_name = famfsd_cfg()->host_name };
 	const char *all[FAMFS_MAX_DEVICES];
 	struct famfs_err fe = { 0 };
 	struct famfs_fs *fs;

@@ -30,7 +30,7 @@ static const struct job_kind *kinds[MAX_KINDS];
 static int nkinds;
 static struct job *running[MAX_RUNNING];
 static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool shutting_down;
+static atomic_bool shutting_down;   /* read by job threads unlocked */
 
 int jobs_register(const struct job_kind *k)
 {
@@ -130,7 +130,8 @@ static void *job_thread(void *arg)
 	fsmaster_release(j->master);
 	j->master = NULL;
 	snprintf(res, sizeof(res), "jobs/%lld", (long long)j->id);
-	if (job_cancelled(j) && shutting_down && j->kind->resumable) {
+	if (job_cancelled(j) && atomic_load(&shutting_down) &&
+	    j->kind->resumable) {
 		/* stopped by famfsd's own shutdown: resume next start */
 		update(j->id, "state='queued'", NULL);
 	} else if (job_cancelled(j)) {
@@ -295,7 +296,7 @@ void jobs_kick(void)
 	int n = 0;
 	sqlite3_stmt *st;
 
-	if (shutting_down)
+	if (atomic_load(&shutting_down))
 		return;
 	/* Lock order: state_lock is never taken while holding run_lock. */
 	famfsd_lock();
@@ -345,7 +346,7 @@ void jobs_kick(void)
 void jobs_shutdown(void)
 {
 	pthread_mutex_lock(&run_lock);
-	shutting_down = true;
+	atomic_store(&shutting_down, true);
 	for (int i = 0; i < MAX_RUNNING; i++)
 		if (running[i])
 			atomic_store(&running[i]->cancel, true);

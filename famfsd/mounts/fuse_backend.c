@@ -100,7 +100,7 @@ static int fuse_start(const struct mount_spec *m, pid_t *out, char *err,
 	pid_t pid;
 	ssize_t got;
 
-	argv[n++] = famfsd.cfg.fused_path;
+	argv[n++] = famfsd_cfg()->fused_path;
 	if (m->client)
 		argv[n++] = "--client";
 	if (m->options && *m->options) {
@@ -210,7 +210,7 @@ static int fuse_stop(const char *path, pid_t pid, bool our_child)
 static bool fuse_owns_pid(pid_t pid)
 {
 	char p[64], cmd[4096] = "";
-	const char *base = strrchr(famfsd.cfg.fused_path, '/');
+	const char *base = strrchr(famfsd_cfg()->fused_path, '/');
 	ssize_t n;
 	int fd;
 
@@ -223,7 +223,7 @@ static bool fuse_owns_pid(pid_t pid)
 	if (n <= 0)
 		return false;
 	cmd[n] = 0;
-	base = base ? base + 1 : famfsd.cfg.fused_path;
+	base = base ? base + 1 : famfsd_cfg()->fused_path;
 	return strstr(cmd, base) != NULL;
 }
 

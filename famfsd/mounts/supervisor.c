@@ -128,7 +128,7 @@ static void log_path(const char *name, char *buf, size_t len)
 {
 	char dir[4096];
 
-	snprintf(dir, sizeof(dir), "%s/mounts", famfsd.cfg.state_dir);
+	snprintf(dir, sizeof(dir), "%s/mounts", famfsd_cfg()->state_dir);
 	mkdir(dir, 0750);
 	snprintf(buf, len, "%s/%s.log", dir, name);
 }
@@ -188,7 +188,7 @@ static int start_backend(struct mount_row *m, struct mount_rt *rt,
 	const struct mount_backend *b = mount_backend_find(m->backend);
 	struct mount_spec spec = { .name = m->name, .path = m->path,
 		.client = !strcmp(m->role, "client"), .options = m->options,
-		.host_name = famfsd.cfg.host_name };
+		.host_name = famfsd_cfg()->host_name };
 	char lp[4200];
 	pid_t pid = 0;
 	int r;
@@ -260,7 +260,7 @@ static int follow_one(struct mount_row *m, const struct mount_backend *b,
 {
 	struct mount_spec spec = { .name = m->name, .path = m->path,
 		.client = !strcmp(m->role, "client"), .options = m->options,
-		.host_name = famfsd.cfg.host_name };
+		.host_name = famfsd_cfg()->host_name };
 	int r;
 
 	if (fs_device_paths(m->fs, &spec.devs, &spec.ndev)) {
@@ -378,7 +378,7 @@ static void tick_one(struct mount_row *m)
 		if (rt->backoff > BACKOFF_MAX)
 			rt->backoff = BACKOFF_MAX;
 		rt->next_try_ms = now + rt->backoff * 1000;
-		snprintf(msg, sizeof(msg), "%s %s%s%s", famfsd.cfg.fused_path,
+		snprintf(msg, sizeof(msg), "%s %s%s%s", famfsd_cfg()->fused_path,
 			 why, *tail ? ": " : "", tail);
 		if (b->is_mounted(m->path))
 			b->clean_stale(m->path);
@@ -510,7 +510,7 @@ int mounts_start(const char *name, int wait_ms, char *err, size_t errlen)
 	for (int t = 0; t < wait_ms; t += 20) {
 		if (server_gone(rt, why, sizeof(why))) {
 			log_tail(name, tail, sizeof(tail));
-			snprintf(err, errlen, "%s %s%s%s", famfsd.cfg.fused_path,
+			snprintf(err, errlen, "%s %s%s%s", famfsd_cfg()->fused_path,
 				 why, *tail ? ": " : "", tail);
 			rt->pid = 0;
 			if (b->is_mounted(m.path))

@@ -24,7 +24,7 @@ max_body: 1KiB
 EOC
 "$FAMFSD" --config "$T/famfsd.yaml" --socket "$SOCK" --plugin-dir "$PLUGINS" >>"$LOG" 2>&1 &
 FAMFSD_PID=$!
-for _ in $(seq 1 200); do curl -s --unix-socket "$SOCK" http://famfsd/healthz >/dev/null && break; sleep 0.05; done
+wait_for 60 "famfsd to answer on $SOCK" curl -s -o /dev/null --unix-socket "$SOCK" http://famfsd/healthz
 [ -e "$T/from-file.sock" ] && fail "--socket did not win over the file"
 STATE=$T/state-from-file
 api GET /v1/host; expect 200

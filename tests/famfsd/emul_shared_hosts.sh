@@ -16,7 +16,7 @@ SOCK=$T/b.sock
 "$FAMFSD" --config /dev/null --state-dir "$T/state-b" --socket "$SOCK" \
 	--plugin-dir "$PLUGINS" --host-name hostb >>"$LOG" 2>&1 &
 B_PID=$!
-for _ in $(seq 1 200); do curl -s --unix-socket "$SOCK" http://famfsd/healthz >/dev/null && break; sleep 0.05; done
+wait_for 60 "famfsd to answer on $SOCK" curl -s -o /dev/null --unix-socket "$SOCK" http://famfsd/healthz
 for i in 0 1; do
 	api POST /v1/devices "{\"name\":\"shm$i\",\"path\":\"$T/dev$i\"}"; expect 201
 	[ "$(jq_get "$BODY" .uuid)" = "$(jq_get "$devs_a" .items.$i.uuid)" ] || fail "uuid differs on host B"

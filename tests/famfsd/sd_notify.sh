@@ -6,15 +6,14 @@
 source "$(dirname "$0")/lib.sh"
 python3 "$NOTIFY_HELPER" "$T/notify.sock" "$T/notify.log" &
 lpid=$!
-for _ in $(seq 1 100); do [ -S "$T/notify.sock" ] && break; sleep 0.05; done
+wait_for 60 "the notify listener" test -S "$T/notify.sock"
 NOTIFY_SOCKET=$T/notify.sock WATCHDOG_USEC=300000 start_famfsd
 for _ in $(seq 1 100); do [ "$(grep -c '^WATCHDOG=1$' "$T/notify.log")" -ge 2 ] && break; sleep 0.1; done
 grep -q '^READY=1$' "$T/notify.log" || fail "no READY=1: $(cat "$T/notify.log")"
 grep -q '^STATUS=serving on ' "$T/notify.log" || fail "no STATUS=: $(cat "$T/notify.log")"
 [ "$(grep -c '^WATCHDOG=1$' "$T/notify.log")" -ge 2 ] || fail "no WATCHDOG=1: $(cat "$T/notify.log")"
 stop_famfsd
-for _ in $(seq 1 50); do grep -q '^STOPPING=1' "$T/notify.log" && break; sleep 0.1; done
-grep -q '^STOPPING=1' "$T/notify.log" || fail "no STOPPING=1: $(cat "$T/notify.log")"
+wait_for 10 "STOPPING=1 in $T/notify.log" grep -q '^STOPPING=1' "$T/notify.log"
 # READY before STOPPING
 [ "$(grep -n '^READY=1$' "$T/notify.log" | head -1 | cut -d: -f1)" -lt \
   "$(grep -n '^STOPPING=1' "$T/notify.log" | cut -d: -f1)" ] || fail "order"
@@ -28,7 +27,7 @@ pass "stderr lines carry <N> priority prefixes"
 python3 "$NOTIFY_HELPER" --activate "$T/act.sock" -- "$FAMFSD" --config /dev/null \
 	--state-dir "$STATE" --socket "$T/act.sock" --plugin-dir "$PLUGINS" >>"$LOG" 2>&1 &
 FAMFSD_PID=$!
-for _ in $(seq 1 200); do curl -s --unix-socket "$T/act.sock" http://famfsd/healthz >/dev/null && break; sleep 0.05; done
+wait_for 60 "famfsd on the activated socket" curl -s -o /dev/null --unix-socket "$T/act.sock" http://famfsd/healthz
 api_out=$(curl -s --unix-socket "$T/act.sock" http://famfsd/v1/host)
 echo "$api_out" | grep -q '"name"' || fail "activated socket not served: $api_out"
 grep -q 'using the socket passed by systemd' "$LOG" || fail "did not use the passed socket"

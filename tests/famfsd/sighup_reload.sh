@@ -15,7 +15,7 @@ EOC
 	--plugin-dir "$PLUGINS" >>"$LOG" 2>&1 &
 FAMFSD_PID=$!
 U=http://127.0.0.1:$port/v1/host
-for _ in $(seq 1 200); do curl -s $U >/dev/null && break; sleep 0.05; done
+wait_for 60 "famfsd to answer on TCP" curl -s -o /dev/null $U
 code() { curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $1" $U; }
 [ "$(code first-token-0123456789)" = 200 ] || fail "first token"
 make_devices 2
@@ -23,8 +23,7 @@ api POST /v1/interleave-sets '{"name":"set0","devices":["emul0","emul1"]}'; expe
 echo "second-token-0123456789" >"$T/token"
 kill -HUP $FAMFSD_PID
 rm "$T/dev1"
-for _ in $(seq 1 100); do [ "$(code second-token-0123456789)" = 200 ] && break; sleep 0.05; done
-[ "$(code second-token-0123456789)" = 200 ] || fail "new token after SIGHUP"
+wait_for 10 "the new token after SIGHUP" test "$(code second-token-0123456789)" = 200
 [ "$(code first-token-0123456789)" = 401 ] || fail "old token still accepted"
 kill -HUP $FAMFSD_PID   # the device is removed now; rediscover
 for _ in $(seq 1 100); do
@@ -37,7 +36,6 @@ expect 422 device_unusable
 pass "SIGHUP: new token, rediscovery; mkfs on a set with a missing device refused"
 echo "tcp: [broken" >"$T/famfsd.yaml"
 kill -HUP $FAMFSD_PID
-for _ in $(seq 1 100); do grep -q "keeping the running configuration" "$LOG" && break; sleep 0.05; done
-grep -q "keeping the running configuration" "$LOG" || fail "broken config not reported"
+wait_for 10 "the broken config to be reported" grep -q "keeping the running configuration" "$LOG"
 [ "$(code second-token-0123456789)" = 200 ] || fail "famfsd lost its config"
 pass "a broken config on SIGHUP is refused, famfsd keeps running"

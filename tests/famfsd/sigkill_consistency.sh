@@ -16,11 +16,11 @@ make_devices 8 8MiB
 ) &
 loop=$!
 # let it run until it has done a good number of calls
-for _ in $(seq 1 400); do
-	n=$(sqlite3 "$STATE/famfsd.db" "SELECT count(*) FROM audit" 2>/dev/null || echo 0)
-	[ "${n:-0}" -ge 200 ] && break
-	sleep 0.05
-done
+audited() {
+	n=$(sqlite3 "$STATE/famfsd.db" "SELECT count(*) FROM audit" 2>/dev/null)
+	[ "${n:-0}" -ge 200 ]
+}
+wait_for 120 "200 audited calls before the kill" audited
 kill9_famfsd
 wait $loop 2>/dev/null
 [ "$(sqlite3 "$STATE/famfsd.db" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check"

@@ -9,7 +9,7 @@ EOC
 # a socket bound first and chmod'ed after is briefly open to everyone
 python3 "$(dirname "$0")/first_stat.py" "$SOCK" 20 >"$T/first" 2>"$T/watch" &
 watcher=$!
-for _ in $(seq 1 200); do [ -s "$T/watch" ] && break; sleep 0.05; done
+wait_for 30 "the inotify watcher" test -s "$T/watch"
 grep -q watching "$T/watch" || fail "the inotify watcher did not start: $(cat "$T/watch")"
 "$FAMFSD" --config "$T/famfsd.yaml" --state-dir "$STATE" --socket "$SOCK" \
 	--plugin-dir "$PLUGINS" >>"$LOG" 2>&1 &
@@ -38,7 +38,7 @@ EOC
 "$FAMFSD" --config "$T/famfsd.yaml" --state-dir "$STATE" --socket "$SOCK" \
 	--plugin-dir "$PLUGINS" >>"$LOG" 2>&1 &
 FAMFSD_PID=$!
-for _ in $(seq 1 200); do curl -s --unix-socket "$SOCK" http://famfsd/healthz >/dev/null && break; sleep 0.05; done
+wait_for 60 "famfsd to answer on $SOCK" curl -s -o /dev/null --unix-socket "$SOCK" http://famfsd/healthz
 [ "$(stat -c %a "$SOCK")" = 600 ] || fail "socket_mode 0600: $(stat -c %a "$SOCK")"
 pass "socket_mode from the config file"
 # a second famfsd on the same socket refuses instead of stealing it

@@ -33,7 +33,7 @@ EOC
 	--plugin-dir "$PLUGINS" >>"$LOG" 2>&1 &
 FAMFSD_PID=$!
 URL=https://127.0.0.1:$port
-for _ in $(seq 1 200); do curl -s --cacert "$T/cert.pem" $URL/healthz >/dev/null && break; sleep 0.05; done
+wait_for 60 "famfsd to answer on TLS" curl -s -o /dev/null --cacert "$T/cert.pem" $URL/healthz
 code=$(curl -s --cacert "$T/cert.pem" -o "$T/out" -w '%{http_code}' $URL/v1/host)
 [ "$code" = 401 ] || fail "no token: HTTP $code"
 grep -q '"code":"unauthorized"' "$T/out" || fail "401 body: $(cat "$T/out")"

@@ -32,9 +32,12 @@ a/b/c/deep 11 123457 seq
 a/b/sib 12 2097153 seq"
 
 mkdir -p "$M/a/b/c" || die "mkdir on the master"
-echo "$FILES" | while read -r name seed size how; do
+# not a pipe: die in a piped loop would end only the subshell
+while read -r name seed size how; do
 	"$UTIL" write "$seed" "$size" "$M/$name" "$how" || die "write $name ($how)"
-done
+done <<EOF
+$FILES
+EOF
 ok "master wrote $(echo "$FILES" | wc -l) files"
 # a plain cp of a file from outside, size unknown in advance
 "$UTIL" write 13 9437185 "$T/outside" seq

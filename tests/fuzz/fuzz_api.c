@@ -31,16 +31,21 @@
 #define MAX_ARGS 8
 
 /* What famfsd/main.c defines for the daemon. */
-struct famfsd famfsd = { .state_lock = PTHREAD_MUTEX_INITIALIZER };
+struct famfsd famfsd = { .state_lock = PTHREAD_RWLOCK_INITIALIZER };
 
 void famfsd_lock(void)
 {
-	pthread_mutex_lock(&famfsd.state_lock);
+	pthread_rwlock_wrlock(&famfsd.state_lock);
+}
+
+void famfsd_rdlock(void)
+{
+	pthread_rwlock_rdlock(&famfsd.state_lock);
 }
 
 void famfsd_unlock(void)
 {
-	pthread_mutex_unlock(&famfsd.state_lock);
+	pthread_rwlock_unlock(&famfsd.state_lock);
 }
 
 static char state_dir[128];
@@ -83,31 +88,37 @@ static void cleanup(void)
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+	struct famfsd_conf *conf;
+	struct famfsd_config *cfg;
 	char err[512];
 
 	(void)argc;
 	(void)argv;
 	log_init(LOG_CRIT);
 	snprintf(state_dir, sizeof(state_dir), "%s/famfsd-fuzz-XXXXXX", tmp);
-	if (!mkdtemp(state_dir) ||
-	    config_load(&famfsd.cfg, NULL, false, NULL, err, sizeof(err))) {
+	conf = calloc(1, sizeof(*conf));
+	if (!conf || !mkdtemp(state_dir) ||
+	    config_load(&conf->cfg, NULL, false, NULL, err, sizeof(err))) {
 		fprintf(stderr, "fuzz_api: setup failed\n");
 		abort();
 	}
 	atexit(cleanup);
-	free(famfsd.cfg.state_dir);
-	famfsd.cfg.state_dir = strdup(state_dir);
-	free(famfsd.cfg.plugin_dir);
-	famfsd.cfg.plugin_dir = strdup(state_dir); /* no plugins in it */
-	free(famfsd.cfg.fused_path);
-	famfsd.cfg.fused_path = strdup("/nonexistent/famfs-fused");
-	free(famfsd.cfg.host_name);
-	famfsd.cfg.host_name = strdup("fuzzhost");
-	snprintf(famfsd.token, sizeof(famfsd.token), "fuzztoken");
+	cfg = &conf->cfg;
+	free(cfg->state_dir);
+	cfg->state_dir = strdup(state_dir);
+	free(cfg->plugin_dir);
+	cfg->plugin_dir = strdup(state_dir); /* no plugins in it */
+	free(cfg->fused_path);
+	cfg->fused_path = strdup("/nonexistent/famfs-fused");
+	free(cfg->host_name);
+	cfg->host_name = strdup("fuzzhost");
+	snprintf(conf->token, sizeof(conf->token), "fuzztoken");
+	atomic_init(&conf->refs, 1);
+	conf_publish(conf);
 	snprintf(famfsd.db_path, sizeof(famfsd.db_path), "%s/" STORE_DB_NAME,
 		 state_dir);
 	jobs_builtin_init();
-	providers_load(famfsd.cfg.plugin_dir);
+	providers_load(famfsd_cfg()->plugin_dir);
 	return 0;
 }
 
@@ -131,7 +142,7 @@ static void open_store(void)
 			abort();
 		}
 		famfsd.started = store_now();
-		store_kv_set(pristine, "host.name", famfsd.cfg.host_name);
+		store_kv_set(pristine, "host.name", famfsd_cfg()->host_name);
 	}
 	b = sqlite3_backup_init(famfsd.db, "main", pristine, "main");
 	if (!b || sqlite3_backup_step(b, -1) != SQLITE_DONE) {
@@ -212,7 +223,8 @@ static void one_request(char *s)
 	}
 	h.body = body;
 	h.len = body ? strlen(body) : 0;
-	h.too_big = h.len > famfsd.cfg.max_body;
+	h.conf = famfsd_conf();
+	h.too_big = h.len > famfsd_cfg()->max_body;
 	h.arg = arg_of;
 	h.arg_ctx = &a;
 	request_handle(&h, &r);

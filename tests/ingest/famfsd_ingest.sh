@@ -77,6 +77,7 @@ for dp, dns, fns in os.walk(src):
         data = subprocess.check_output([cli, "cat", *devs, "/data/" + rel])
         assert data == open(p, "rb").read(), rel
         n += 1
+assert n > 0, "no regular file in the source: the read-back proves nothing"
 print("ok:", n, "files identical")
 PY
 # a second ingest copies nothing: the log does not grow
