@@ -31,22 +31,6 @@
  */
 #define FSMASTER_IDLE_SECONDS 30
 
-struct famfsd famfsd = { .state_lock = PTHREAD_RWLOCK_INITIALIZER };
-
-void famfsd_lock(void)
-{
-	pthread_rwlock_wrlock(&famfsd.state_lock);
-}
-
-void famfsd_rdlock(void)
-{
-	pthread_rwlock_rdlock(&famfsd.state_lock);
-}
-
-void famfsd_unlock(void)
-{
-	pthread_rwlock_unlock(&famfsd.state_lock);
-}
 
 static void usage(FILE *f)
 {

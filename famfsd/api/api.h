@@ -100,6 +100,10 @@ json_object *api_set_json(const char *name);
  * (0, or -1 with the error in @r).
  */
 int api_set_check_device(const char *dev, struct api_resp *r);
+/* A set's 'devices' array: 1 to FAMFS_MAX_DEVICES strings, none twice
+ * (0, or -1 with the error in @r).
+ */
+int api_set_check_list(json_object *devs, struct api_resp *r);
 /* PATCH /v1/interleave-sets/{name}: grow the set (set_grow.c). */
 int api_set_grow(struct api_req *q, struct api_resp *r, const char *name);
 json_object *api_fs_json(const char *name, bool with_space);

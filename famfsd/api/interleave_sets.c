@@ -63,6 +63,30 @@ static int list(struct api_resp *r)
 	return api_ok(r, 200, jitems(a));
 }
 
+int api_set_check_list(json_object *devs, struct api_resp *r)
+{
+	size_t n = json_object_array_length(devs);
+
+	if (n < 1 || n > FAMFS_MAX_DEVICES)
+		return api_error(r, 400, "invalid_value", "'devices' must name "
+				 "1 to %d devices", FAMFS_MAX_DEVICES);
+	for (size_t i = 0; i < n; i++) {
+		json_object *d = json_object_array_get_idx(devs, i);
+
+		if (!json_object_is_type(d, json_type_string))
+			return api_error(r, 400, "invalid_type", "devices[%zu] "
+					 "must be a string", i);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(json_object_get_string(d),
+				    json_object_get_string(
+					json_object_array_get_idx(devs, j))))
+				return api_error(r, 400, "invalid_value",
+						 "device '%s' is named twice",
+						 json_object_get_string(d));
+	}
+	return 0;
+}
+
 /* One device of a new set: exists, online, free, a usable size. */
 int api_set_check_device(const char *dev, struct api_resp *r)
 {
@@ -117,9 +141,8 @@ static int create(struct api_req *q, struct api_resp *r)
 	}
 	json_object_object_get_ex(b, "devices", &devs);
 	n = json_object_array_length(devs);
-	if (n < 1 || n > FAMFS_MAX_DEVICES)
-		return api_error(r, 400, "invalid_value", "'devices' must name "
-				 "1 to %d devices", FAMFS_MAX_DEVICES);
+	if (api_set_check_list(devs, r))
+		return -1;
 	if (!chunk || chunk % FAMFS_UNIT_SIZE || chunk > FAMFS_MAX_CHUNK)
 		return api_error(r, 400, "invalid_value", "chunk %llu is not a "
 				 "multiple of 2 MiB (2097152) up to 1 TiB",
@@ -134,22 +157,10 @@ static int create(struct api_req *q, struct api_resp *r)
 		return api_error(r, 400, "invalid_value", "strips %lld: must be "
 				 "1..%zu (the number of devices) or 0 for all",
 				 (long long)api_int(b, "strips", 0), n);
-	for (size_t i = 0; i < n; i++) {
-		json_object *d = json_object_array_get_idx(devs, i);
-
-		if (!json_object_is_type(d, json_type_string))
-			return api_error(r, 400, "invalid_type", "devices[%zu] "
-					 "must be a string", i);
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(json_object_get_string(d),
-				    json_object_get_string(
-					json_object_array_get_idx(devs, j))))
-				return api_error(r, 400, "invalid_value",
-						 "device '%s' is named twice",
-						 json_object_get_string(d));
-		if (api_set_check_device(json_object_get_string(d), r))
+	for (size_t i = 0; i < n; i++)
+		if (api_set_check_device(json_object_get_string(
+				json_object_array_get_idx(devs, i)), r))
 			return -1;
-	}
 	st = store_prep(famfsd.db, "INSERT INTO interleave_sets(name,chunk,"
 			"strips,created) VALUES(?,?,?,?)");
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);

@@ -40,22 +40,8 @@ static int check_list(struct grow *g, json_object *devs, struct api_resp *r)
 	size_t n = json_object_array_length(devs), len = 0;
 	char gone[512] = "";
 
-	if (n < 1 || n > FAMFS_MAX_DEVICES)
-		return api_error(r, 400, "invalid_value", "'devices' must name "
-				 "1 to %d devices", FAMFS_MAX_DEVICES);
-	for (size_t i = 0; i < n; i++) {
-		json_object *d = json_object_array_get_idx(devs, i);
-
-		if (!json_object_is_type(d, json_type_string))
-			return api_error(r, 400, "invalid_type", "devices[%zu] "
-					 "must be a string", i);
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(json_object_get_string(d), json_object_get_string(
-				    json_object_array_get_idx(devs, j))))
-				return api_error(r, 400, "invalid_value", "device "
-						 "'%s' is named twice",
-						 json_object_get_string(d));
-	}
+	if (api_set_check_list(devs, r))
+		return -1;
 	for (unsigned i = 0; i < g->ncur; i++) {
 		bool kept = false;
 

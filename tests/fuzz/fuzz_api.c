@@ -30,24 +30,6 @@
 #define MAX_REQUESTS 4
 #define MAX_ARGS 8
 
-/* What famfsd/main.c defines for the daemon. */
-struct famfsd famfsd = { .state_lock = PTHREAD_RWLOCK_INITIALIZER };
-
-void famfsd_lock(void)
-{
-	pthread_rwlock_wrlock(&famfsd.state_lock);
-}
-
-void famfsd_rdlock(void)
-{
-	pthread_rwlock_rdlock(&famfsd.state_lock);
-}
-
-void famfsd_unlock(void)
-{
-	pthread_rwlock_unlock(&famfsd.state_lock);
-}
-
 static char state_dir[128];
 
 struct args {
