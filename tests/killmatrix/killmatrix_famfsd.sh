@@ -1,10 +1,11 @@
 #!/bin/bash
 # killmatrix_famfsd: SIGKILL famfsd at each kill point of its API and job
-# steps (and at lib/ingest points reached through famfsd), restart it, and
+# steps (and at lib/ingest points reached through famfsd), and famfs-cli
+# apply between its API calls; restart or re-run, and
 # check: fsck clean, nothing reported committed lost, no partial file, the
 # interrupted request converges when repeated, jobs resume and succeed.
 # Every FAMFS_KILL_POINT under famfsd/ must be hit.
-# Needs FAMFSD (famfsd-kp), PLUGINS, FAMFS_CLI, SOURCE_DIR from ctest.
+# Needs FAMFSD (famfsd-kp), FAMFS_CLI_KP, PLUGINS, FAMFS_CLI, SOURCE_DIR.
 source "$(dirname "$0")/../famfsd/lib.sh"
 CLI=$FAMFS_CLI
 cases=0 covered=""
@@ -123,8 +124,44 @@ for p in job.running_recorded ingest.copied:2 batch.header_built ingest.committe
 	job_case $p
 done
 
+# ---- famfs-cli apply killed after its n-th API call: apply again
+# converges, a third apply has nothing to do, the filesystem is clean.
+apply_case() {
+	reset; start_famfsd
+	cat > "$T/cluster.yaml" <<EOT
+apiVersion: famfs.io/v1alpha1
+kind: Cluster
+metadata: {name: kill}
+hosts:
+  - {name: testhost, endpoint: $SOCK, role: master}
+devices:
+  - {name: emul0, emul: {path: $T/dev0, size: 16MiB}}
+  - {name: emul1, emul: {path: $T/dev1, size: 16MiB}}
+sets:
+  - {name: set0, devices: [emul0, emul1], chunk: 2MiB, strips: 2}
+filesystems:
+  - {name: fs0, set: set0, master: testhost, logSize: 2MiB}
+EOT
+	FAMFS_KILL_AT=$1 "$FAMFS_CLI_KP" apply "$T/cluster.yaml" > "$T/apply.out" 2>&1
+	local rc=$?
+	[ "$rc" = 137 ] && grep -q "famfs kill point ${1%%:*}:" "$T/apply.out" ||
+		fail "$1: apply ended with $rc, not SIGKILL at the point: $(cat "$T/apply.out")"
+	covered="$covered ${1%%:*}"
+	cases=$((cases + 1))
+	$CLI apply "$T/cluster.yaml" > "$T/apply.out" 2>&1 ||
+		fail "$1: apply again does not converge: $(cat "$T/apply.out")"
+	$CLI diff "$T/cluster.yaml" > "$T/apply.out" 2>&1 ||
+		fail "$1: after the re-run diff still has changes: $(cat "$T/apply.out")"
+	fsck_clean "$1"
+	pass "$1: famfs-cli apply killed, re-run converged, diff empty, fsck clean"
+}
+for n in 1 2 3 4; do
+	apply_case apply.call_returned:$n
+done
+
 missing=""
-for p in $(grep -rhoE --include='*.c' 'FAMFS_KILL_POINT\("[a-z_.]+"\)' "$SOURCE_DIR/famfsd" |
+for p in $(grep -rhoE --include='*.c' 'FAMFS_KILL_POINT\("[a-z_.]+"\)' "$SOURCE_DIR/famfsd" \
+	   "$SOURCE_DIR/famfs-cli" |
 	   sed -E 's/.*\("(.*)"\)/\1/' | sort -u); do
 	case " $covered " in *" $p "*) ;; *) missing="$missing $p" ;; esac
 done
