@@ -25,10 +25,13 @@ check: build
 	$(MAKE) asan-check
 	$(MAKE) tsan-check
 
+# The sanitizer passes leave out fuzz (its own clang ASan+UBSan build) and
+# killmatrix (the *-kp copies of sources the other tests already run under
+# the sanitizers; the matrix checks what survives a SIGKILL).
 asan-check: deps
 	cmake -S . -B build-asan -DFAMFS_SANITIZE=ON -DFAMFS_VM_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ctest --output-on-failure -j $(JOBS) --timeout 900 -LE 'vm|kmod|pkg|fuzz'
+	cd build-asan && ctest --output-on-failure -j $(JOBS) --timeout 900 -LE 'vm|kmod|pkg|fuzz|killmatrix'
 
 # Every libFuzzer target for FUZZ_SECONDS each (clang build in build-fuzz);
 # writes bench/results/fuzz.md. `make check` runs them briefly (label fuzz).
@@ -39,7 +42,7 @@ fuzz: deps
 # the famfsd tests cover; under TSan it alone took ~18 min of test time),
 # schema (single-threaded) and TSAN_EXCLUDE; docs/testing.md says why for
 # each. A race report fails the test (scripts/tsan-test.sh).
-TSAN_LABELS_EXCLUDE ?= vm|kmod|pkg|apply|schema|fuzz
+TSAN_LABELS_EXCLUDE ?= vm|kmod|pkg|apply|schema|fuzz|killmatrix
 TSAN_EXCLUDE ?= ^(famfsd_fused_spawn|ingest_famfsd_job_xfs|ingest_through_fuse_mounts_xfs)$$
 tsan-check: deps
 	cmake -S . -B build-tsan -DFAMFS_SANITIZE=thread -DFAMFS_VM_TESTS=OFF $(CMAKE_FLAGS)

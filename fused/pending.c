@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "fused.h"
+#include "killpoint.h"
 #include "pending.h"
 
 static struct pfile **ino_bucket(uint64_t ino)
@@ -252,9 +253,13 @@ static int commit(struct pfile *pf)
 	a.uid = pf->uid;
 	a.gid = pf->gid;
 	a.mtime_ns = pf->mtime_ns;
-	if (!r)
+	if (!r) {
+		FAMFS_KILL_POINT("fused.commit_ready");
 		r = famfs_commit_file(fused.fs, path, &a, pf->map ? pf->map : &empty,
 				      &e);
+	}
+	if (!r)
+		FAMFS_KILL_POINT("fused.committed");
 	pthread_mutex_unlock(&pf->mu);
 	live_unlink(pf);
 	if (r) {

@@ -22,6 +22,7 @@
 #include <xxhash.h>
 
 #include "ingest.h"
+#include "killpoint.h"
 
 enum action { ACT_NONE, ACT_COPY, ACT_SKIP };
 
@@ -315,6 +316,7 @@ static void finish_one(struct job *j, struct done_copy *c)
 	const struct ingest_item *it = c->it;
 	int r;
 
+	FAMFS_KILL_POINT("ingest.committed");
 	atomic_fetch_add(&j->prog->alloc_bytes, famfs_fmap_bytes(c->t.map));
 	if (j->o->verify) {
 		uint64_t back;
@@ -333,6 +335,7 @@ static void finish_one(struct job *j, struct done_copy *c)
 	if (j->man && (r = j->man->ops->put(j->man->m, it->rel, &rec)))
 		fail(j, r, "manifest: cannot record %s: %s", it->rel,
 		     j->man->ops->error ? j->man->ops->error(j->man->m) : strerror(-r));
+	FAMFS_KILL_POINT("ingest.manifest_put");
 	atomic_fetch_add(&j->prog->files_copied, 1);
 	atomic_fetch_add(&j->prog->bytes_copied, it->size);
 	atomic_fetch_add(&j->prog->files_done, 1);
@@ -401,6 +404,7 @@ static void copy_one(struct job *j, const struct ingest_item *it,
 		j->sink->ops->abort(j->sink->s, &c.t, c.dst);
 		goto out;
 	}
+	FAMFS_KILL_POINT("ingest.copied");
 	if (j->sink->ops->commit_batch) {
 		wb->c[wb->n++] = c;
 		if (wb->n == INGEST_BATCH_FILES)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "killpoint.h"
 
 struct prepared {
 	char norm[FAMFS_PATH_MAX + 2];
@@ -119,6 +120,7 @@ FAMFS_EXPORT int famfs_commit_files(struct famfs_fs *fs,
 		}
 		off += len;
 		ok++;
+		FAMFS_KILL_POINT("batch.inner_built");
 	}
 	fs->map_reserved = false;
 	if (ok) {
@@ -129,6 +131,7 @@ FAMFS_EXPORT int famfs_commit_files(struct famfs_fs *fs,
 		bb.count = (uint32_t)ok;
 		memcpy(dst + sizeof(bh), &bb, sizeof(bb));
 		memcpy(dst, &bh, sizeof(bh));
+		FAMFS_KILL_POINT("batch.header_built");
 		famfs_log_seal(fs, (struct famfs_entry_hdr *)dst);
 	}
 	pthread_rwlock_unlock(&fs->lock);

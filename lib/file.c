@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "killpoint.h"
 
 static void madvise_dontneed(void *p, uint64_t len)
 {
@@ -145,6 +146,7 @@ FAMFS_EXPORT int famfs_create_file(struct famfs_fs *fs, const char *path,
 	r = famfs_alloc(fs, a->size, p, &m, e);
 	if (r)
 		return r;
+	FAMFS_KILL_POINT("create.allocated");
 	if (data) {
 		famfs_write_map(fs, m, 0, data, a->size);
 	} else {
@@ -162,6 +164,7 @@ FAMFS_EXPORT int famfs_create_file(struct famfs_fs *fs, const char *path,
 						 m->items[i].length);
 		}
 	}
+	FAMFS_KILL_POINT("create.data_written");
 	r = famfs_commit_file(fs, norm, a, m, e);
 	if (r)
 		famfs_alloc_release(fs, m);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "killpoint.h"
 
 int64_t famfs_entry_check(const struct famfs_fs *fs, uint64_t off,
 			  uint64_t expect_seq, char *why, size_t whylen)
@@ -98,6 +99,7 @@ int famfs_log_append(struct famfs_fs *fs, uint16_t type, const void *body,
 		memset(dst, 0, len);
 		return famfs_set_err(e, r, "%s", why);
 	}
+	FAMFS_KILL_POINT("log.entry_built");
 	famfs_log_seal(fs, (struct famfs_entry_hdr *)dst);
 	return 0;
 }
@@ -121,8 +123,11 @@ void famfs_log_seal(struct famfs_fs *fs, struct famfs_entry_hdr *dst)
 	h.crc = famfs_crc32c(h.crc, (uint8_t *)dst + sizeof(h), len - sizeof(h));
 	/* Body first, then the header that makes it valid. */
 	famfs_dev_flush_range(fs->dev[0], (uint8_t *)dst + sizeof(h), len - sizeof(h));
+	FAMFS_KILL_POINT("log.body_flushed");
 	__atomic_store_n(&dst->crc, h.crc, __ATOMIC_RELEASE);
+	FAMFS_KILL_POINT("log.crc_stored");
 	famfs_dev_flush_range(fs->dev[0], dst, sizeof(h));
+	FAMFS_KILL_POINT("log.header_flushed");
 	fs->tail += len;
 	fs->last_seq += famfs_entry_nseq(dst);
 	fs->nentries += famfs_entry_nseq(dst);

@@ -12,6 +12,7 @@
 
 #include "famfs_overflow.h"
 #include "internal.h"
+#include "killpoint.h"
 
 static int check_existing(struct famfs_dev *d, unsigned idx, bool force,
 			  struct famfs_err *e)
@@ -100,6 +101,7 @@ static void write_labels(struct famfs_dev **devs, unsigned ndev,
 		memcpy(devs[i]->base + FAMFS_LABEL_OFFSET, &l, sizeof(l));
 		famfs_dev_flush(devs[i], 0, FAMFS_SB_BACKUP_OFFSET +
 				sizeof(struct famfs_superblock));
+		FAMFS_KILL_POINT("mkfs.label_written");
 	}
 }
 
@@ -188,17 +190,22 @@ FAMFS_EXPORT int famfs_mkfs(const char *const *paths, unsigned ndev,
 	/* The old superblock goes first, so a crash mid-mkfs leaves none. */
 	memset(devs[0]->base + FAMFS_SB_OFFSET, 0, sizeof(sb));
 	famfs_dev_flush(devs[0], FAMFS_SB_OFFSET, sizeof(sb));
+	FAMFS_KILL_POINT("mkfs.old_sb_cleared");
 	write_labels(devs, ndev, &sb);
 	memset(devs[0]->base + FAMFS_SLOTS_OFFSET, 0,
 	       FAMFS_MAX_SLOTS * sizeof(struct famfs_client_slot));
 	famfs_dev_flush(devs[0], FAMFS_SLOTS_OFFSET,
 			FAMFS_MAX_SLOTS * sizeof(struct famfs_client_slot));
+	FAMFS_KILL_POINT("mkfs.slots_cleared");
 	write_log(devs[0], &sb);
+	FAMFS_KILL_POINT("mkfs.log_written");
 	famfs_sb_seal(&sb);
 	memcpy(devs[0]->base + FAMFS_SB_BACKUP_OFFSET, &sb, sizeof(sb));
 	famfs_dev_flush(devs[0], FAMFS_SB_BACKUP_OFFSET, sizeof(sb));
+	FAMFS_KILL_POINT("mkfs.backup_sb_written");
 	memcpy(devs[0]->base + FAMFS_SB_OFFSET, &sb, sizeof(sb));
 	famfs_dev_flush(devs[0], FAMFS_SB_OFFSET, sizeof(sb));
+	FAMFS_KILL_POINT("mkfs.sb_written");
 	if (fs_uuid)
 		*fs_uuid = sb.fs_uuid;
 out:

@@ -7,6 +7,7 @@
 
 #include "client/client.h"
 #include "cluster/remote.h"
+#include "killpoint.h"
 
 #define REMOTE_TIMEOUT_MS 300000L /* mkfs and emul creation take a while */
 
@@ -154,6 +155,7 @@ static int run_step(struct remote *r, struct plan_step *s)
 		}
 		note_result(s, body);
 		json_object_put(body);
+		FAMFS_KILL_POINT("apply.call_returned");
 	}
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include "api/api.h"
 #include "famfs.h"
 #include "famfsd.h"
+#include "killpoint.h"
 #include "fsview.h"
 #include "store/store.h"
 
@@ -201,6 +202,16 @@ static int do_adopt(const char *set, char uuid[37], uint64_t *log_size,
 	return 0;
 }
 
+/* Record @value under @key at once, ahead of the request's transaction
+ * (which holds only reads so far): it must survive a crash mid-request.
+ */
+static void intent_commit(const char *key, const char *value)
+{
+	store_kv_set(famfsd.db, key, value);
+	store_commit(famfsd.db);
+	store_begin(famfsd.db);
+}
+
 static int create(struct api_req *q, struct api_resp *r)
 {
 	static const struct api_field f[] = {
@@ -209,12 +220,12 @@ static int create(struct api_req *q, struct api_resp *r)
 		{ "force", F_BOOL, false }, { "adopt", F_BOOL, false },
 		API_FIELDS_END,
 	};
-	char uuid[37], master[FAMFS_HOSTNAME_LEN + 1];
+	char uuid[37], master[FAMFS_HOSTNAME_LEN + 1], intent[200], was[200];
 	const char *name, *set;
 	json_object *b, *o;
 	sqlite3_stmt *st;
 	uint64_t log_size;
-	bool adopt;
+	bool adopt, redo;
 
 	if (!(b = api_body(q, f, r)))
 		return -1;
@@ -246,9 +257,23 @@ static int create(struct api_req *q, struct api_resp *r)
 				 "multiple of 2 MiB of at least 2 MiB");
 	snprintf(master, sizeof(master), "%s", api_str(b, "master") ?
 		 api_str(b, "master") : famfsd_cfg()->host_name);
+	/* The intent goes in first: a famfsd killed between its mkfs and the
+	 * row below left devices that hold a filesystem nobody knows; the
+	 * same request repeated may then overwrite it (tests/killmatrix).
+	 */
+	snprintf(intent, sizeof(intent), "mkfs_intent:%s", set);
+	store_kv_get(famfsd.db, intent, was, sizeof(was));
+	redo = !adopt && !strcmp(was, name);
+	if (!adopt)
+		intent_commit(intent, name);
 	if (adopt ? do_adopt(set, uuid, &log_size, master, r) :
-	    do_mkfs(set, log_size, master, api_bool(b, "force", false), uuid, r))
+	    do_mkfs(set, log_size, master, redo || api_bool(b, "force", false),
+		    uuid, r)) {
+		if (!adopt && !redo)
+			intent_commit(intent, "");
 		return -1;
+	}
+	FAMFS_KILL_POINT("famfsd.fs_mkfs_done");
 	st = store_prep(famfsd.db, "INSERT INTO filesystems(name,set_name,uuid,"
 			"log_size,master,state,created) VALUES(?,?,?,?,?,?,?)");
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -265,6 +290,8 @@ static int create(struct api_req *q, struct api_resp *r)
 				 sqlite3_errmsg(famfsd.db));
 	}
 	sqlite3_finalize(st);
+	if (!adopt)
+		store_kv_set(famfsd.db, intent, "");
 	fsview_drop(name);
 	return api_ok(r, 201, api_fs_json(name, true));
 }

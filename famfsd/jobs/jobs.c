@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "famfsd.h"
+#include "killpoint.h"
 #include "fsview.h"
 #include "jobs/jobs.h"
 #include "log.h"
@@ -125,7 +126,9 @@ static void *job_thread(void *arg)
 	update(j->id, "state='running', started=coalesce(started, ?3), "
 	       "error=''", NULL);
 	famfsd_unlock();
+	FAMFS_KILL_POINT("job.running_recorded");
 	r = j->kind->run(j);
+	FAMFS_KILL_POINT("job.run_returned");
 	famfsd_lock();
 	fsmaster_release(j->master);
 	j->master = NULL;

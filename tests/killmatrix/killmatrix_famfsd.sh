@@ -1,0 +1,176 @@
+#!/bin/bash
+# killmatrix_famfsd: SIGKILL famfsd at each kill point of its API and job
+# steps (and at lib/ingest points reached through famfsd), and famfs-cli
+# apply between its API calls; restart or re-run, and
+# check: fsck clean, nothing reported committed lost, no partial file, the
+# interrupted request converges when repeated, jobs resume and succeed.
+# Every FAMFS_KILL_POINT under famfsd/ must be hit.
+# Needs FAMFSD (famfsd-kp), FAMFS_CLI_KP, PLUGINS, FAMFS_CLI, SOURCE_DIR.
+source "$(dirname "$0")/../famfsd/lib.sh"
+CLI=$FAMFS_CLI
+cases=0 covered=""
+DEVS="-d $T/dev0 -d $T/dev1"
+
+reset() {
+	[ -n "$FAMFSD_PID" ] && stop_famfsd
+	rm -rf "$STATE" "$T"/dev*
+}
+setup_fs() {
+	make_devices 2 16MiB
+	api POST /v1/interleave-sets '{"name":"set0","devices":["emul0","emul1"]}'; expect 201
+}
+# famfsd_dies POINT: famfsd (started with FAMFS_KILL_AT) died of SIGKILL there
+famfsd_dies() {
+	local rc
+	for _ in $(seq 1 200); do
+		kill -0 "$FAMFSD_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	wait "$FAMFSD_PID"; rc=$?
+	FAMFSD_PID=
+	[ "$rc" = 137 ] || fail "$1: famfsd ended with $rc, not SIGKILL at the point"
+	grep -q "famfs kill point ${1%%:*}:" "$LOG" || fail "$1: the point was not reached"
+	covered="$covered ${1%%:*}"
+	cases=$((cases + 1))
+}
+start_killable() { FAMFSD_WRAP="env FAMFS_KILL_AT=$1" start_famfsd; }
+fsck_clean() { $CLI fsck -q $T/dev0 $T/dev1 > "$T/fsck" 2>&1 || fail "$1: fsck: $(cat "$T/fsck")"; }
+
+# ---- POST /v1/filesystems: mkfs done, the row not yet stored
+fs_case() {
+	reset; start_famfsd; setup_fs; stop_famfsd
+	start_killable "$1"
+	api POST /v1/filesystems '{"name":"fs0","set":"set0","log_size":"2MiB"}'
+	famfsd_dies "$1"
+	start_famfsd
+	api POST /v1/filesystems '{"name":"fs0","set":"set0","log_size":"2MiB"}'
+	[ "$STATUS" = 201 ] || fail "$1: repeating the mkfs request does not converge: $STATUS $BODY"
+	fsck_clean "$1"
+	api POST /v1/files '{"filesystem":"fs0","path":"/x","size":1000}'; expect 201
+	pass "$1: restarted famfsd, the repeated request made the filesystem"
+}
+fs_case famfsd.fs_mkfs_done
+fs_case mkfs.log_written
+
+# ---- POST /v1/files with famfsd as the master: /a (created before) stays;
+# /b is absent before its CRC, present from then on; repeating converges.
+file_case() {
+	reset; start_famfsd; setup_fs
+	api POST /v1/filesystems '{"name":"fs0","set":"set0","log_size":"2MiB"}'; expect 201
+	api POST /v1/files '{"filesystem":"fs0","path":"/a","size":5000}'; expect 201
+	stop_famfsd
+	start_killable "$1"
+	api POST /v1/files '{"filesystem":"fs0","path":"/b","size":300000}'
+	famfsd_dies "$1"
+	fsck_clean "$1"
+	$CLI cat $DEVS /a | cmp -s - <(head -c 5000 /dev/zero) || fail "$1: /a lost"
+	if $CLI cat $DEVS /b > "$T/b" 2>/dev/null; then
+		[ "$2" = present ] || fail "$1: /b visible though killed before its CRC"
+		cmp -s "$T/b" <(head -c 300000 /dev/zero) || fail "$1: /b visible but not whole"
+	else
+		[ "$2" = absent ] || fail "$1: /b lost though its CRC was stored"
+	fi
+	start_famfsd
+	api POST /v1/files '{"filesystem":"fs0","path":"/b","size":300000}'
+	case "$STATUS" in 201) ;; 409) [ "$2" = present ] || fail "$1: 409 for an absent /b" ;;
+		*) fail "$1: repeating the create: $STATUS $BODY" ;; esac
+	api GET /v1/files/fs0/b; expect 200
+	fsck_clean "$1"
+	pass "$1: file create killed, /a kept, /b $2, repeated create converges"
+}
+file_case create.allocated absent
+file_case log.crc_stored present
+
+# ---- ingest job: killed mid-job, it resumes by itself after the restart
+S=$T/src
+mkdir -p "$S/d"
+head -c 3000 /dev/urandom > "$S/one"
+head -c 900000 /dev/urandom > "$S/two"
+head -c 2100000 /dev/urandom > "$S/d/three"
+head -c 77 /dev/urandom > "$S/d/four"
+files="one two d/three d/four"
+job_case() {
+	reset; start_famfsd; setup_fs
+	api POST /v1/filesystems '{"name":"fs0","set":"set0","log_size":"2MiB"}'; expect 201
+	stop_famfsd
+	start_killable "$1"
+	api POST /v1/jobs '{"kind":"ingest","params":{"source":"'"$S"'","dest":"/in","threads":1}}'
+	# the job may reach the point before famfsd answers: then the job
+	# was stored (its row commits before it starts) but not reported
+	local id=
+	[ "$STATUS" = 201 ] && id=$(jq_get "$BODY" .id)
+	famfsd_dies "$1"
+	local stored
+	stored=$(sqlite3 "$STATE/famfsd.db" "SELECT max(id) FROM jobs WHERE kind='ingest'")
+	[ -n "$stored" ] || fail "$1: the job was killed at a point inside it but is not stored"
+	[ -z "$id" ] || [ "$id" = "$stored" ] || fail "$1: reported job $id, stored $stored"
+	id=$stored
+	fsck_clean "$1"
+	for f in $files; do
+		if $CLI cat $DEVS "/in/$f" > "$T/got" 2>/dev/null; then
+			cmp -s "$T/got" "$S/$f" || fail "$1: /in/$f visible but not whole"
+		fi
+	done
+	start_famfsd
+	for _ in $(seq 1 300); do
+		api GET "/v1/jobs/$id"
+		st=$(jq_get "$BODY" .state)
+		case "$st" in succeeded|failed|cancelled) break ;; esac
+		sleep 0.1
+	done
+	[ "$st" = succeeded ] || fail "$1: job $id did not resume to success: $st $BODY"
+	fsck_clean "$1"
+	for f in $files; do
+		$CLI cat $DEVS "/in/$f" | cmp -s - "$S/$f" || fail "$1: after resume /in/$f not whole"
+	done
+	pass "$1: famfsd killed mid-job, job resumed and succeeded, all files whole"
+}
+for p in job.running_recorded ingest.copied:2 batch.header_built ingest.committed:3 \
+	 ingest.manifest_put:2 job.run_returned; do
+	job_case $p
+done
+
+# ---- famfs-cli apply killed after its n-th API call: apply again
+# converges, a third apply has nothing to do, the filesystem is clean.
+apply_case() {
+	reset; start_famfsd
+	cat > "$T/cluster.yaml" <<EOT
+apiVersion: famfs.io/v1alpha1
+kind: Cluster
+metadata: {name: kill}
+hosts:
+  - {name: testhost, endpoint: $SOCK, role: master}
+devices:
+  - {name: emul0, emul: {path: $T/dev0, size: 16MiB}}
+  - {name: emul1, emul: {path: $T/dev1, size: 16MiB}}
+sets:
+  - {name: set0, devices: [emul0, emul1], chunk: 2MiB, strips: 2}
+filesystems:
+  - {name: fs0, set: set0, master: testhost, logSize: 2MiB}
+EOT
+	FAMFS_KILL_AT=$1 "$FAMFS_CLI_KP" apply "$T/cluster.yaml" > "$T/apply.out" 2>&1
+	local rc=$?
+	[ "$rc" = 137 ] && grep -q "famfs kill point ${1%%:*}:" "$T/apply.out" ||
+		fail "$1: apply ended with $rc, not SIGKILL at the point: $(cat "$T/apply.out")"
+	covered="$covered ${1%%:*}"
+	cases=$((cases + 1))
+	$CLI apply "$T/cluster.yaml" > "$T/apply.out" 2>&1 ||
+		fail "$1: apply again does not converge: $(cat "$T/apply.out")"
+	$CLI diff "$T/cluster.yaml" > "$T/apply.out" 2>&1 ||
+		fail "$1: after the re-run diff still has changes: $(cat "$T/apply.out")"
+	fsck_clean "$1"
+	pass "$1: famfs-cli apply killed, re-run converged, diff empty, fsck clean"
+}
+for n in 1 2 3 4; do
+	apply_case apply.call_returned:$n
+done
+
+missing=""
+for p in $(grep -rhoE --include='*.c' 'FAMFS_KILL_POINT\("[a-z_.]+"\)' "$SOURCE_DIR/famfsd" \
+	   "$SOURCE_DIR/famfs-cli" |
+	   sed -E 's/.*\("(.*)"\)/\1/' | sort -u); do
+	case " $covered " in *" $p "*) ;; *) missing="$missing $p" ;; esac
+done
+[ -z "$missing" ] || fail "famfsd points never killed at:$missing"
+n=$(echo $covered | tr ' ' '\n' | sort -u | wc -l)
+echo "kill matrix (famfsd): $n points, $cases cases, $cases passed"
