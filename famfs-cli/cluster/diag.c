@@ -86,11 +86,18 @@ static int entry_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* By line and column; qsort() must not be given the NULL of no entries. */
+static void sort_entries(struct diag *d)
+{
+	if (d->n)
+		qsort(d->v, d->n, sizeof(*d->v), entry_cmp);
+}
+
 struct json_object *diag_to_json(struct diag *d)
 {
 	struct json_object *a = json_object_new_array();
 
-	qsort(d->v, d->n, sizeof(*d->v), entry_cmp);
+	sort_entries(d);
 	for (size_t i = 0; a && i < d->n; i++) {
 		const struct diag_entry *e = &d->v[i];
 		struct json_object *o = json_object_new_object();
@@ -115,7 +122,7 @@ struct json_object *diag_to_json(struct diag *d)
 
 void diag_print(struct diag *d, FILE *f)
 {
-	qsort(d->v, d->n, sizeof(*d->v), entry_cmp);
+	sort_entries(d);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct diag_entry *e = &d->v[i];
 
