@@ -3,6 +3,8 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
+# Tests run with the build's test-bin/ (Debian's python3) first on PATH.
+TEST_PATH = PATH=$(abspath $(1))/test-bin:$$PATH
 
 .PHONY: all build check asan-check tsan-check demo demo-offline deps clean asan tsan fuzz
 
@@ -21,7 +23,7 @@ build: deps $(BUILD)/CMakeCache.txt
 # AddressSanitizer + UBSan, as STYLE.md asks of every change, and under
 # ThreadSanitizer, so that the locking is checked too.
 check: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 900
+	cd $(BUILD) && $(call TEST_PATH,$(BUILD)) ctest --output-on-failure -j $(JOBS) --timeout 900
 	$(MAKE) asan-check
 	$(MAKE) tsan-check
 
@@ -31,7 +33,7 @@ check: build
 asan-check: deps
 	cmake -S . -B build-asan -DFAMFS_SANITIZE=ON -DFAMFS_VM_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ctest --output-on-failure -j $(JOBS) --timeout 900 -LE 'vm|kmod|pkg|fuzz|killmatrix'
+	cd build-asan && $(call TEST_PATH,build-asan) ctest --output-on-failure -j $(JOBS) --timeout 900 -LE 'vm|kmod|pkg|fuzz|killmatrix'
 
 # Every libFuzzer target for FUZZ_SECONDS each (clang build in build-fuzz);
 # writes bench/results/fuzz.md. `make check` runs them briefly (label fuzz).
@@ -47,7 +49,7 @@ TSAN_EXCLUDE ?= ^(famfsd_fused_spawn|ingest_famfsd_job_xfs|ingest_through_fuse_m
 tsan-check: deps
 	cmake -S . -B build-tsan -DFAMFS_SANITIZE=thread -DFAMFS_VM_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build build-tsan -j $(JOBS)
-	cd build-tsan && ctest --output-on-failure -j $(JOBS) --timeout 900 -LE '$(TSAN_LABELS_EXCLUDE)' $(if $(TSAN_EXCLUDE),-E '$(TSAN_EXCLUDE)')
+	cd build-tsan && $(call TEST_PATH,build-tsan) ctest --output-on-failure -j $(JOBS) --timeout 900 -LE '$(TSAN_LABELS_EXCLUDE)' $(if $(TSAN_EXCLUDE),-E '$(TSAN_EXCLUDE)')
 
 demo: build
 	./scripts/demo-main.sh $(BUILD)
