@@ -184,6 +184,8 @@ static void plan_region_create(struct planner *pl, size_t h,
 	jint(body, "ways", r->memdevs.n);
 	if (r->granularity)
 		jint(body, "granularity", r->granularity);
+	if (r->align)
+		jint(body, "align", r->align);
 	s = step(pl, PLAN_CREATE, PK_REGION, h, r->name, false,
 		 "(pmem over %s, %zu-way, granularity %s, fsdax)", serials,
 		 r->memdevs.n, r->granularity ? sz(r->granularity, g) :

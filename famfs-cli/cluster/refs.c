@@ -213,6 +213,10 @@ static void check_regions(struct refs *r)
 		    (rg->granularity & (rg->granularity - 1))))
 			at(r, rg->node, "regions", i, "granularity", "must be a "
 			   "power of two from 256 to 16384 bytes");
+		if (rg->align && (rg->align < 4096 ||
+				  (rg->align & (rg->align - 1))))
+			at(r, rg->node, "regions", i, "align", "must be a power "
+			   "of two of at least 4 KiB");
 	}
 }
 
