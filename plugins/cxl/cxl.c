@@ -150,13 +150,18 @@ static void port_decoders(struct cxl_port *port, json_object *decoders,
 	struct cxl_endpoint *ep;
 	struct cxl_decoder *d;
 
+	/* an idle decoder (size 0: e.g. the free one of a memdev in no
+	 * region) is left out, as `cxl list -D` leaves it out without -i
+	 */
 	cxl_decoder_foreach(port, d)
-		decoder_json(port, d, decoders, regions);
+		if (cxl_decoder_get_size(d))
+			decoder_json(port, d, decoders, regions);
 	cxl_endpoint_foreach(port, ep) {
 		struct cxl_port *ep_port = cxl_endpoint_get_port(ep);
 
 		cxl_decoder_foreach(ep_port, d)
-			decoder_json(ep_port, d, decoders, regions);
+			if (cxl_decoder_get_size(d))
+				decoder_json(ep_port, d, decoders, regions);
 	}
 }
 

@@ -17,6 +17,7 @@
 #include "cxl/cxl_internal.h"
 
 #define SZ_2M (2UL << 20)
+#define NS_MAX 1024       /* namespaces of one region, at most */
 #define PROBE_TRIES 100   /* x 50 ms: the nvdimm region probes async */
 
 static struct ndctl_region *region_at(struct ndctl_ctx *nd,
@@ -107,26 +108,34 @@ fail:
 	return e < 0 ? e : -EIO;
 }
 
-/* Remove namespace @ns and what claims it (pfn), as destroy-namespace. */
+/*
+ * Remove namespace @ns and what claims it (pfn), as destroy-namespace.
+ * libndctl frees @ns (and a deleted pfn): the caller must not use it, nor
+ * go on walking the region's namespace list.
+ */
 static int ns_remove(struct ndctl_namespace *ns, char *why, size_t whylen)
 {
-	struct ndctl_pfn *pfn = ndctl_namespace_get_pfn(ns);
+	char name[64];
 	int e;
 
+	snprintf(name, sizeof(name), "%s", ndctl_namespace_get_devname(ns));
 	if (ndctl_namespace_is_enabled(ns)) {
 		e = ndctl_namespace_disable_safe(ns);
 		if (e) {
 			snprintf(why, whylen, "%s is in use (mounted?): %s",
-				 ndctl_namespace_get_devname(ns), strerror(-e));
+				 name, strerror(-e));
 			return e;
 		}
-	} else if (pfn) {
-		ndctl_pfn_delete(pfn);
+	} else {
+		struct ndctl_pfn *pfn = ndctl_namespace_get_pfn(ns);
+
+		if (pfn)
+			ndctl_pfn_delete(pfn);
 	}
 	e = ndctl_namespace_delete(ns);
 	if (e)
-		snprintf(why, whylen, "%s: delete failed: %s",
-			 ndctl_namespace_get_devname(ns), strerror(-e));
+		snprintf(why, whylen, "%s: delete failed: %s", name,
+			 strerror(-e));
 	return e;
 }
 
@@ -177,7 +186,6 @@ int cxl_region_ns_destroy(unsigned long long resource, char *why,
 {
 	struct ndctl_ctx *nd = NULL;
 	struct ndctl_region *region;
-	struct ndctl_namespace *ns;
 	int e = 0;
 
 	if (ndctl_new(&nd) < 0) {
@@ -186,15 +194,22 @@ int cxl_region_ns_destroy(unsigned long long resource, char *why,
 	}
 	ndctl_set_log_priority(nd, 0);
 	region = region_at(nd, resource);
-	if (region)
-		ndctl_namespace_foreach(region, ns) {
-			if (ndctl_namespace_get_size(ns) == 0 &&
-			    !ndctl_namespace_is_enabled(ns))
-				continue;
-			e = ns_remove(ns, why, whylen);
-			if (e)
+	/* one at a time: a delete frees the namespace list it was on */
+	for (int n = 0; region && n < NS_MAX; n++) {
+		struct ndctl_namespace *ns, *victim = NULL;
+
+		ndctl_namespace_foreach(region, ns)
+			if (ndctl_namespace_get_size(ns) ||
+			    ndctl_namespace_is_enabled(ns)) {
+				victim = ns;
 				break;
-		}
+			}
+		if (!victim)
+			break;
+		e = ns_remove(victim, why, whylen);
+		if (e)
+			break;
+	}
 	ndctl_unref(nd);
 	return e;
 }

@@ -112,9 +112,16 @@ region_memdev_busy() {
 	not famfs-cli get regions r2
 }
 
+# famfsd's last lines and the kernel's, for a failed check; fails.
+famfsd_tail() {
+	sed 's/^/famfsd: /' $FDLOG | tail -n 15
+	dmesg | tail -n 20
+	return 1
+}
+
 region_prune() {
 	region_yaml
-	run_to /tmp/apply.out famfs-cli apply --prune $RY
+	run_to /tmp/apply.out famfs-cli apply --prune $RY || famfsd_tail
 	grep -q 'delete region r1' /tmp/apply.out
 	nothing_left
 }
