@@ -830,6 +830,31 @@ static void existing_region_plans_nothing(void **st)
 	cluster_free(c);
 }
 
+static void region_named_like_a_plain_device_is_a_conflict(void **st)
+{
+	static const char devices[] =
+		"{\"items\":[{\"name\":\"hw0\",\"provider\":\"cxl\","
+		"\"path\":\"/dev/pmem0\",\"size\":536870912,"
+		"\"state\":\"online\",\"region\":null}]}";
+	struct cluster *c = load_text("region.yaml", region_yaml);
+	struct plan_opts o = { .prune = false };
+	struct host_state s[1];
+	struct plan p;
+
+	(void)st;
+	state_from(&s[0], "h0", NULL, devices, NULL, NULL, NULL, NULL);
+	assert_int_equal(plan_build(c, s, &o, &p), 0);
+	assert_int_equal(p.nconflicts, 1);
+	assert_non_null(strstr(p.conflicts[0], "region hw0: host h0 has a "
+			       "device of that name that is not a region"));
+	/* no region step; the set is made of the device that is there */
+	for (size_t i = 0; i < p.n; i++)
+		assert_int_not_equal(p.steps[i].kind, PK_REGION);
+	plan_free(&p);
+	states_clear(c, s);
+	cluster_free(c);
+}
+
 static void region_left_out_is_kept_or_pruned_after_its_set(void **st)
 {
 	static const char yaml[] =
@@ -885,6 +910,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(cxl_devices_are_found_by_dax_name_regions_are_created),
 		cmocka_unit_test(region_is_created_by_serial_before_its_set),
 		cmocka_unit_test(existing_region_plans_nothing),
+		cmocka_unit_test(region_named_like_a_plain_device_is_a_conflict),
 		cmocka_unit_test(region_left_out_is_kept_or_pruned_after_its_set),
 	};
 	char cmd[600];
