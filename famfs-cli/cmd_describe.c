@@ -29,6 +29,7 @@ struct describe_kind {
 static const struct describe_kind kinds[] = {
 	{ "host", "host", "/v1/host", 0 },
 	{ "device", "devices", "/v1/devices", 1 },
+	{ "region", "regions", "/v1/regions", 1 },
 	{ "set", "interleave-set", "/v1/interleave-sets", 1 },
 	{ "filesystem", "fs", "/v1/filesystems", 1 },
 	{ "mount", "mounts", "/v1/mounts", 1 },

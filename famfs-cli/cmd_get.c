@@ -36,6 +36,10 @@ static const struct get_kind kinds[] = {
 	  { "device", "name",
 	  C("NAME=name", "PROVIDER=provider", "STATE=state", "REASON=reason",
 	    "+PATH=path", "+SIZE=~size") } },
+	{ "regions", "region", "/v1/regions", "/v1/regions", { "region", "name",
+	  C("NAME=name", "REGION=region", "MEMDEVS=memdevs", "WAYS=ways",
+	    "SIZE=~size", "PATH=path", "SET=set", "+GRANULARITY=granularity",
+	    "+STATE=state", "+CREATED=created") } },
 	{ "sets", "set", "/v1/interleave-sets", "/v1/interleave-sets",
 	  { "set", "name",
 	  C("NAME=name", "DEVICES=devices", "CHUNK=~chunk", "STRIPS=strips",
@@ -69,8 +73,9 @@ static const char usage[] =
 "       famfs-cli get files FILESYSTEM [PATH...] [-o FORMAT]\n"
 "\n"
 "List resources from famfsd: all of KIND, or the ones named.\n"
-"  KIND: host, devices, topology, sets, filesystems, mounts, files, jobs,\n"
-"        events (singular names too: device, set, fs, mount, file, job)\n"
+"  KIND: host, devices, topology, regions, sets, filesystems, mounts,\n"
+"        files, jobs, events (singular names too: device, region, set,\n"
+"        fs, mount, file, job)\n"
 "  -o, --output FORMAT  table (default), wide (more columns), name\n"
 "                       (KIND/NAME a line), json, yaml\n"
 "  --no-headers         no header line in table and wide output\n"

@@ -100,7 +100,7 @@ static int dispatch(struct api_req *q, struct api_resp *r)
 	static const struct { const char *name; int (*fn)(struct api_req *,
 						struct api_resp *); } res[] = {
 		{ "host", api_host }, { "devices", api_devices },
-		{ "interleave-sets", api_sets },
+		{ "interleave-sets", api_sets }, { "regions", api_regions },
 		{ "filesystems", api_filesystems }, { "mounts", api_mounts },
 		{ "files", api_files }, { "jobs", api_jobs },
 		{ "events", api_events },

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * famfsd device provider interface, ABI version 1.
+ * famfsd device provider interface, ABI version 2 (2 added regions).
  *
  * A provider is a shared object in famfsd's plugin directory exporting one
  * symbol, famfs_provider_entry(), that returns a static ops table. famfsd
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FAMFS_PROVIDER_ABI 1
+#define FAMFS_PROVIDER_ABI 2
 #define FAMFS_PROVIDER_ENTRY "famfs_provider_entry"
 
 #define FAMFS_PROVIDER_NAME_LEN 64
@@ -26,6 +26,21 @@
 
 enum famfs_provider_caps {
 	FAMFS_PROVIDER_CAN_CREATE = 1,   /* create() and destroy() work */
+	FAMFS_PROVIDER_CAN_REGION = 2,   /* region_create/destroy() work */
+};
+
+/* A hardware-interleaved region to create (region_create()). */
+struct famfs_provider_region {
+	const char *const *memdevs;           /* "memN" or a serial number
+					       * ("4096", "0x1000"), in
+					       * interleave position order */
+	unsigned int nmemdevs;
+	unsigned int ways;                    /* must equal nmemdevs */
+	uint64_t granularity;                 /* bytes; 0: the root
+					       * decoder's */
+	uint64_t align;                       /* the fsdax namespace's page
+					       * alignment; 0: 2 MiB */
+	const char *name;                     /* the namespace's alt name */
 };
 
 /* One device, as a provider describes it. */
@@ -83,6 +98,24 @@ struct famfs_provider_ops {
 		      struct famfs_provider_dev *dev, char *why, size_t whylen);
 	/* destroy() - remove a device create() made. */
 	int (*destroy)(void *ctx, const char *path, char *why, size_t whylen);
+
+	/*
+	 * region_create() - create a pmem region over @req's memdevs and the
+	 * device famfs uses on it (an fsdax namespace filling the region),
+	 * described in @dev; the kernel's region name goes into @region.
+	 * All or nothing: a step that fails undoes the ones before it.
+	 * -ENODEV: a memdev does not exist; -EBUSY: a memdev is already in a
+	 * region; -EINVAL: a request the hardware or kernel refuses.
+	 */
+	int (*region_create)(void *ctx, const struct famfs_provider_region *req,
+			     char region[FAMFS_PROVIDER_NAME_LEN],
+			     struct famfs_provider_dev *dev, char *why,
+			     size_t whylen);
+	/* region_destroy() - remove a region region_create() made, with its
+	 * namespaces. -ENOENT when there is no such region.
+	 */
+	int (*region_destroy)(void *ctx, const char *region, char *why,
+			      size_t whylen);
 };
 
 typedef const struct famfs_provider_ops *(*famfs_provider_entry_fn)(void);

@@ -46,6 +46,7 @@ struct cl_region {
 	struct cl_names memdevs;
 	unsigned ways;       /* 0: not given (= number of memdevs) */
 	uint64_t granularity;
+	uint64_t align;      /* the fsdax namespace's; 0: famfsd's (2 MiB) */
 	const struct ynode *node;
 };
 

@@ -5,7 +5,8 @@
  * each famfsd reported (struct host_state) and orders the steps:
  *
  *   deletes first (with --prune), in reverse dependency order:
- *     datasets are never deleted; mounts, filesystems, sets, devices;
+ *     datasets are never deleted; mounts, filesystems, sets, regions,
+ *     devices;
  *   then updates and creates, in dependency order:
  *     policy, devices, regions, sets, filesystems, mounts, datasets;
  *   within one kind the host that creates first (the emul device's
@@ -19,8 +20,8 @@
  * Each step is one or two famfsd API calls. What apply must not do (a set
  * that would lose or reorder devices: sets only grow; a filesystem
  * holding files that --prune would delete without --force-delete-data; a
- * CXL region famfsd cannot create) is a conflict: listed, and apply
- * changes nothing.
+ * region whose name a device not made as a region has) is a conflict:
+ * listed, and apply changes nothing.
  */
 #ifndef FAMFS_CLI_CLUSTER_PLAN_H
 #define FAMFS_CLI_CLUSTER_PLAN_H

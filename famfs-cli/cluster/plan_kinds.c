@@ -158,18 +158,57 @@ void plan_devices(struct planner *pl, size_t h)
 	}
 }
 
+static void list_add(char *buf, size_t len, const char *name);
+
+/* POST /v1/regions for file region @r: its memdevs by serial number. */
+static void plan_region_create(struct planner *pl, size_t h,
+			       const struct cl_region *r)
+{
+	json_object *body = json_object_new_object();
+	json_object *mds = json_object_new_array();
+	char serials[256] = "", g[32];
+	struct plan_step *s;
+
+	for (size_t j = 0; j < r->memdevs.n; j++) {
+		const struct cl_device *d = cluster_device(pl->c,
+							   r->memdevs.v[j]);
+		char one[40];
+
+		snprintf(one, sizeof(one), "%llu", d && d->has_serial ?
+			 (unsigned long long)d->serial : 0ULL);
+		json_object_array_add(mds, json_object_new_string(one));
+		list_add(serials, sizeof(serials), r->memdevs.v[j]);
+	}
+	jstr(body, "name", r->name);
+	json_object_object_add(body, "memdevs", mds);
+	jint(body, "ways", r->memdevs.n);
+	if (r->granularity)
+		jint(body, "granularity", r->granularity);
+	if (r->align)
+		jint(body, "align", r->align);
+	s = step(pl, PLAN_CREATE, PK_REGION, h, r->name, false,
+		 "(pmem over %s, %zu-way, granularity %s, fsdax)", serials,
+		 r->memdevs.n, r->granularity ? sz(r->granularity, g) :
+		 "default");
+	call(pl, s, "POST", body, "/v1/regions");
+}
+
 void plan_regions(struct planner *pl, size_t h)
 {
 	for (size_t i = 0; i < pl->c->nregions; i++) {
 		const struct cl_region *r = &pl->c->regions[i];
+		const struct st_device *a;
 
-		if (region_host(pl->c, r) != h ||
-		    state_device(&pl->hosts[h], r->name))
+		if (region_host(pl->c, r) != h)
 			continue;
-		conflict(pl, h, "region %s: famfsd's API cannot create CXL "
-			 "regions yet (docs/api.md); create it with 'cxl "
-			 "create-region' and name its DAX device in devices",
-			 r->name);
+		a = state_device(&pl->hosts[h], r->name);
+		if (!a)
+			plan_region_create(pl, h, r);
+		else if (!a->region)
+			conflict(pl, h, "region %s: host %s has a device of "
+				 "that name that is not a region famfsd made "
+				 "(rename one of them)", r->name,
+				 pl->c->hosts[h].name);
 	}
 }
 
@@ -289,6 +328,10 @@ static bool member_available(struct planner *pl, size_t h, const char *name)
 	if (d)
 		return d->kind == CL_DEV_EMUL ||
 		       actual_device(&pl->hosts[h], d) != NULL;
+	/* a region this plan creates on @h */
+	if (cluster_region(pl->c, name) &&
+	    region_host(pl->c, cluster_region(pl->c, name)) == h)
+		return true;
 	return state_device(&pl->hosts[h], name) != NULL;
 }
 
@@ -668,6 +711,22 @@ void plan_prune(struct planner *pl, size_t h)
 		st = step(pl, PLAN_DELETE, PK_SET, h, a->name, false,
 			  "(%zu devices)", a->ndevices);
 		call(pl, st, "DELETE", NULL, "/v1/interleave-sets/%s", a->name);
+	}
+	for (size_t i = 0; i < hs->ndevices; i++) {
+		const struct st_device *a = &hs->devices[i];
+		const struct cl_region *r = cluster_region(c, a->name);
+
+		/* a region famfsd made goes with its device */
+		if (!a->region || (r && region_host(c, r) == h))
+			continue;
+		if (!prune) {
+			unmanaged(pl, h, PK_REGION, a->name);
+			continue;
+		}
+		st = step(pl, PLAN_DELETE, PK_REGION, h, a->name, false,
+			  "(%s, %s: namespace and region removed)", a->region,
+			  a->path ? a->path : "?");
+		call(pl, st, "DELETE", NULL, "/v1/regions/%s", a->name);
 	}
 	for (size_t i = 0; i < hs->ndevices; i++) {
 		const struct st_device *a = &hs->devices[i];

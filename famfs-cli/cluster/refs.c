@@ -151,6 +151,24 @@ static void check_devices(struct refs *r)
 			}
 }
 
+/* The region before @ri (or @ri itself, before memdev @mj) that uses
+ * memdev @ri.memdevs[@mj] too, or NULL.
+ */
+static const struct cl_region *memdev_taken(const struct cluster *c,
+					    size_t ri, size_t mj)
+{
+	const char *md = c->regions[ri].memdevs.v[mj];
+
+	for (size_t i = 0; i <= ri; i++) {
+		const struct cl_names *m = &c->regions[i].memdevs;
+
+		for (size_t j = 0; j < (i == ri ? mj : m->n); j++)
+			if (m->v[j] && !strcmp(m->v[j], md))
+				return &c->regions[i];
+	}
+	return NULL;
+}
+
 static void check_regions(struct refs *r)
 {
 	struct cluster *c = r->c;
@@ -180,6 +198,12 @@ static void check_regions(struct refs *r)
 					"memdevs", "'%s' is not a CXL memdev "
 					"(a cxl device given by serial)",
 					rg->memdevs.v[j]);
+			else if (memdev_taken(c, i, j))
+				at_item(r, &rg->memdevs, j, "regions", i,
+					"memdevs", "memdev '%s' is already in "
+					"region '%s' (a memdev's capacity goes "
+					"to one region)", rg->memdevs.v[j],
+					memdev_taken(c, i, j)->name);
 		}
 		if (rg->ways && rg->memdevs.n && rg->ways != rg->memdevs.n)
 			at(r, rg->node, "regions", i, "ways", "%u ways but %zu "
@@ -189,6 +213,10 @@ static void check_regions(struct refs *r)
 		    (rg->granularity & (rg->granularity - 1))))
 			at(r, rg->node, "regions", i, "granularity", "must be a "
 			   "power of two from 256 to 16384 bytes");
+		if (rg->align && (rg->align < 4096 ||
+				  (rg->align & (rg->align - 1))))
+			at(r, rg->node, "regions", i, "align", "must be a power "
+			   "of two of at least 4 KiB");
 	}
 }
 

@@ -682,6 +682,7 @@ static const struct field region_fields[] = {
 	FLD("memdevs", F_NAMES, true, struct cl_region, memdevs),
 	FLD("ways", F_WAYS, false, struct cl_region, ways),
 	FLD("granularity", F_SIZE, false, struct cl_region, granularity),
+	FLD("align", F_SIZE, false, struct cl_region, align),
 	FEND,
 };
 static const struct objdesc region_desc = {

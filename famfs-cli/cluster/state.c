@@ -79,6 +79,7 @@ static int parse_devices(struct host_state *s, json_object *arr)
 		d->set = str(o, "set");
 		d->state = str(o, "state");
 		d->reason = str(o, "reason");
+		d->region = str(o, "region");
 		d->size = u64(o, "size");
 		d->details = obj(o, "details");
 		if (!d->name)

@@ -18,6 +18,7 @@
 struct st_device {
 	const char *name, *provider, *path, *set, *state;
 	const char *reason;   /* why not online, what to run */
+	const char *region;   /* the CXL region famfsd made for it, or NULL */
 	uint64_t size;
 	json_object *details;
 };

@@ -87,6 +87,7 @@ int api_healthz(struct api_req *q, struct api_resp *r);
 int api_metrics(struct api_req *q, struct api_resp *r);
 int api_devices(struct api_req *q, struct api_resp *r);
 int api_sets(struct api_req *q, struct api_resp *r);
+int api_regions(struct api_req *q, struct api_resp *r);
 int api_filesystems(struct api_req *q, struct api_resp *r);
 int api_mounts(struct api_req *q, struct api_resp *r);
 int api_files(struct api_req *q, struct api_resp *r);

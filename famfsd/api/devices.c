@@ -13,7 +13,8 @@
 
 #define DEV_COLS "d.name, d.uuid, d.provider, d.path, d.size, d.state, " \
 	"d.reason, d.details, d.seen, (SELECT set_name FROM set_devices s " \
-	"WHERE s.device = d.name)"
+	"WHERE s.device = d.name), (SELECT kernel_name FROM regions r " \
+	"WHERE r.name = d.name)"
 
 static json_object *row_json(sqlite3_stmt *st)
 {
@@ -31,6 +32,12 @@ static json_object *row_json(sqlite3_stmt *st)
 	json_object_object_add(o, "set", sqlite3_column_type(st, 9) == SQLITE_NULL
 		? NULL : json_object_new_string(
 			(const char *)sqlite3_column_text(st, 9)));
+	/* the CXL region famfsd made for it (DELETE /v1/regions removes
+	 * both), or null
+	 */
+	json_object_object_add(o, "region", sqlite3_column_type(st, 10) ==
+		SQLITE_NULL ? NULL : json_object_new_string(
+			(const char *)sqlite3_column_text(st, 10)));
 	jset_time(o, "seen", sqlite3_column_int64(st, 8));
 	det = json_tokener_parse((const char *)sqlite3_column_text(st, 7));
 	json_object_object_add(o, "details", det ? det : json_object_new_object());
@@ -202,6 +209,14 @@ static int delete(struct api_req *q, struct api_resp *r, const char *name)
 		api_error(r, 409, "device_in_use", "device '%s' is in "
 			  "interleave set '%s'; delete the set first", name,
 			  json_object_get_string(v));
+		json_object_put(o);
+		return -1;
+	}
+	if (json_object_object_get_ex(o, "region", &v) && v) {
+		api_error(r, 409, "device_in_use", "device '%s' is the fsdax "
+			  "namespace of region '%s' (%s); delete the region "
+			  "(DELETE /v1/regions/%s)", name, name,
+			  json_object_get_string(v), name);
 		json_object_put(o);
 		return -1;
 	}

@@ -57,6 +57,8 @@ static json_object *host_json(void)
 		jset_int(po, "abi", p->ops->abi);
 		jset_bool(po, "can_create",
 			  p->ops->caps & FAMFS_PROVIDER_CAN_CREATE);
+		jset_bool(po, "can_region",
+			  p->ops->caps & FAMFS_PROVIDER_CAN_REGION);
 		json_object_array_add(pa, po);
 	}
 	json_object_object_add(o, "providers", pa);

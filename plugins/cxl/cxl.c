@@ -150,13 +150,18 @@ static void port_decoders(struct cxl_port *port, json_object *decoders,
 	struct cxl_endpoint *ep;
 	struct cxl_decoder *d;
 
+	/* an idle decoder (size 0: e.g. the free one of a memdev in no
+	 * region) is left out, as `cxl list -D` leaves it out without -i
+	 */
 	cxl_decoder_foreach(port, d)
-		decoder_json(port, d, decoders, regions);
+		if (cxl_decoder_get_size(d))
+			decoder_json(port, d, decoders, regions);
 	cxl_endpoint_foreach(port, ep) {
 		struct cxl_port *ep_port = cxl_endpoint_get_port(ep);
 
 		cxl_decoder_foreach(ep_port, d)
-			decoder_json(ep_port, d, decoders, regions);
+			if (cxl_decoder_get_size(d))
+				decoder_json(ep_port, d, decoders, regions);
 	}
 }
 
@@ -392,8 +397,8 @@ static int cxl_create(void *ctx, const char *path, uint64_t size,
 		      struct famfs_provider_dev *dev, char *why, size_t whylen)
 {
 	(void)ctx; (void)path; (void)size; (void)dev;
-	snprintf(why, whylen, "the cxl provider does not create devices yet "
-		 "(region creation is a later issue); use 'cxl create-region'");
+	snprintf(why, whylen, "the cxl provider does not create devices by "
+		 "path; create a region (POST /v1/regions)");
 	return -EOPNOTSUPP;
 }
 
@@ -404,16 +409,35 @@ static int cxl_destroy(void *ctx, const char *path, char *why, size_t whylen)
 	return -EOPNOTSUPP;
 }
 
+static int cxl_region_create_op(void *ctx,
+				const struct famfs_provider_region *req,
+				char region[FAMFS_PROVIDER_NAME_LEN],
+				struct famfs_provider_dev *dev, char *why,
+				size_t whylen)
+{
+	(void)ctx;
+	return cxl_region_create(req, region, dev, why, whylen);
+}
+
+static int cxl_region_destroy_op(void *ctx, const char *region, char *why,
+				 size_t whylen)
+{
+	(void)ctx;
+	return cxl_region_destroy(region, why, whylen);
+}
+
 static const struct famfs_provider_ops cxl_ops = {
 	.abi = FAMFS_PROVIDER_ABI,
 	.name = "cxl",
-	.caps = 0,
+	.caps = FAMFS_PROVIDER_CAN_REGION,
 	.init = cxl_init,
 	.fini = cxl_fini,
 	.discover = cxl_discover,
 	.open = cxl_open,
 	.create = cxl_create,
 	.destroy = cxl_destroy,
+	.region_create = cxl_region_create_op,
+	.region_destroy = cxl_region_destroy_op,
 };
 
 __attribute__((visibility("default")))

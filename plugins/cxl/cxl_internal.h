@@ -24,4 +24,20 @@ int cxl_namespaces_discover(famfs_provider_found_fn fn, void *arg,
 int cxl_namespace_open(const char *path, struct famfs_provider_dev *dev,
 		       char *why, size_t whylen);
 
+/* regions.c: provider region_create() and region_destroy(). */
+int cxl_region_create(const struct famfs_provider_region *req,
+		      char region[FAMFS_PROVIDER_NAME_LEN],
+		      struct famfs_provider_dev *dev, char *why, size_t whylen);
+int cxl_region_destroy(const char *name, char *why, size_t whylen);
+
+/* region_ns.c: the fsdax namespace filling the nvdimm region over
+ * physical address @resource (described in @dev), and removing every
+ * namespace there. 0 or a negative errno with @why set.
+ */
+int cxl_region_ns_create(unsigned long long resource, const char *name,
+			 uint64_t align, struct famfs_provider_dev *dev,
+			 char *why, size_t whylen);
+int cxl_region_ns_destroy(unsigned long long resource, char *why,
+			  size_t whylen);
+
 #endif

@@ -9,7 +9,7 @@ cp "$PLUGINS"/emul.so "$PLUGINS"/cxl.so "$T/plugins/"
 cp "$BAD_PLUGIN" "$T/plugins/bad.so"
 printf 'not an ELF file' >"$T/plugins/junk.so"
 PLUGINS=$T/plugins start_famfsd
-grep -q "bad.so: wrong provider ABI (want ABI 1, it has 99)" "$LOG" || fail "ABI mismatch not reported"
+grep -q "bad.so: wrong provider ABI (want ABI 2, it has 100)" "$LOG" || fail "ABI mismatch not reported"
 grep -q "junk.so: " "$LOG" || fail "junk plugin not reported"
 api GET /v1/host; expect 200
 names=$(python3 -c 'import json,sys; print(",".join(p["name"] for p in json.loads(sys.argv[1])["providers"]))' "$BODY")

@@ -39,14 +39,19 @@ done
 # One CXL type-3 persistent memory device (1 GiB: two fsdax namespaces for
 # the kmod checks, a devdax and a sector one for famfsd's) behind a CXL
 # host bridge. The
-# second, empty root port matters: QEMU 7.2 routes CXL.mem only through a
-# committed host-bridge HDM decoder, and Linux 6.1 programs that decoder
-# only when the bridge has more than one root port.
+# second root port matters even without a device: QEMU 7.2 routes CXL.mem
+# only through a committed host-bridge HDM decoder, and Linux 6.1 programs
+# that decoder only when the bridge has more than one root port.
 # FAMFS_VM_GUESTS=client (debugging) reuses the files the last run kept
 # with FAMFS_VM_KEEP=1.
 GUESTS=${FAMFS_VM_GUESTS:-kmod client}
-case "$GUESTS" in kmod*) rm -f "$WORK/cxl-mem0.raw" "$WORK/cxl-lsa0.raw" ;; esac
+case "$GUESTS" in kmod*) rm -f "$WORK"/cxl-mem[01].raw "$WORK"/cxl-lsa[01].raw ;; esac
 truncate -s 1G "$WORK/cxl-mem0.raw"
+# A second, 256 MiB device on the second root port for famfsd's region
+# checks (guest/regions.sh: regions over one memdev and over both). The
+# serials (sn) name the memdevs whatever order they probe in.
+truncate -s 256M "$WORK/cxl-mem1.raw"
+truncate -s 2M "$WORK/cxl-lsa1.raw"
 # 2 MiB of labels hold far more than the 16 namespaces the checks make;
 # a larger label area only makes ndctl rewrite larger index blocks.
 truncate -s 2M "$WORK/cxl-lsa0.raw"
@@ -54,8 +59,11 @@ cxl=(-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
      -object memory-backend-file,id=cxl-mem0,share=on,mem-path=$WORK/cxl-mem0.raw,size=1G
      -object memory-backend-file,id=cxl-lsa0,share=on,mem-path=$WORK/cxl-lsa0.raw,size=2M
      -device cxl-rp,port=0,bus=cxl.1,id=root_port0,chassis=0,slot=2
-     -device cxl-type3,bus=root_port0,memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0
+     -device cxl-type3,bus=root_port0,memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0,sn=4096
      -device cxl-rp,port=1,bus=cxl.1,id=root_port1,chassis=0,slot=3
+     -object memory-backend-file,id=cxl-mem1,share=on,mem-path=$WORK/cxl-mem1.raw,size=256M
+     -object memory-backend-file,id=cxl-lsa1,share=on,mem-path=$WORK/cxl-lsa1.raw,size=2M
+     -device cxl-type3,bus=root_port1,memdev=cxl-mem1,lsa=cxl-lsa1,id=cxl-pmem1,sn=4097
      -M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G,cxl-fmw.0.interleave-granularity=8k)
 
 # boot_guest NAME LOG: one guest run of guest/NAME.sh, console in LOG.
@@ -95,5 +103,5 @@ for g in $GUESTS; do
 	rm -f "$log"
 	boot_guest "$g" "$log" || status=1
 done
-[ "${FAMFS_VM_KEEP:-0}" = 1 ] || rm -f "$WORK/cxl-mem0.raw" "$WORK/cxl-lsa0.raw"
+[ "${FAMFS_VM_KEEP:-0}" = 1 ] || rm -f "$WORK"/cxl-mem[01].raw "$WORK"/cxl-lsa[01].raw
 exit "$status"

@@ -14,7 +14,7 @@ shared_region() {
 	sleep 1
 	if [ ! -b $DEV ]; then
 		ndctl disable-region region0
-		ndctl init-labels -f nmem0
+		ndctl init-labels -f all
 		ndctl enable-region region0
 		make_namespaces
 	fi

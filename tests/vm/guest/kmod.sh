@@ -238,6 +238,8 @@ rmmod_clean() {
 	not grep -q famfs /proc/modules
 }
 
+# famfsd's regions first, while both memdevs are free (guest/regions.sh)
+. /tests/regions.sh
 check cxl_fsdax cxl_setup
 check insmod insmod_famfs
 check mkfs do_mkfs

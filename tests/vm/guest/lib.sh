@@ -50,17 +50,34 @@ unmounted() {
 	fi
 }
 
-modprobe_cxl() {
+# The memdev whose serial is $1 (vm-boot.sh sets them: cxl_pci probes
+# asynchronously, so mem0/mem1 may come up in either order).
+memdev_by_serial() {
+	for m in /sys/bus/cxl/devices/mem*; do
+		[ "$(($(cat $m/serial 2>/dev/null || echo -1)))" = "$1" ] &&
+			basename $m && return 0
+	done
+	return 1
+}
+
+# The CXL stack, until both memdevs are there.
+cxl_modules() {
 	for m in cxl_acpi cxl_pci cxl_mem cxl_pmem nd_pmem nd_btt dax_pmem \
 		 device_dax kmem; do
 		modprobe $m
 	done
 	for i in 1 2 3 4 5 6 7 8 9 10; do
-		[ -e /sys/bus/cxl/devices/mem0 ] && break
+		memdev_by_serial 4096 >/dev/null &&
+			memdev_by_serial 4097 >/dev/null && break
 		sleep 1
 	done
-	# one memdev, one pmem region (its namespace labels live in the LSA)
-	cxl create-region -t pmem -d decoder0.0 -w 1 -m mem0
+}
+
+modprobe_cxl() {
+	cxl_modules
+	# one memdev (the 1 GiB one, serial 4096), one pmem region (its
+	# namespace labels live in the LSA)
+	cxl create-region -t pmem -d decoder0.0 -w 1 -m $(memdev_by_serial 4096)
 }
 
 # Two fsdax namespaces in the region: the filesystem's two devices.
