@@ -21,7 +21,7 @@ for i in $(seq "$N"); do # incompressible, not a multiple of 2 MiB
 	head -c $(( MIB * 1048576 + i * 4099 )) /dev/urandom > "$W/xfs/src/large$i.bin"
 done
 echo "# $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%F %H:%M UTC')"
-for t in 1 2; do
+for t in 1 2; do # ingest threads (the bound stays 1-thread memcpy)
 	"$BIN" "$W/xfs/src" "$W/devs" "$ROUNDS" "$t" warm
 	echo
 done
