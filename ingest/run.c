@@ -292,9 +292,8 @@ static int copy_into(struct job *j, int fd, struct ingest_target *t, uint64_t si
 	uint64_t off = 0;
 
 	XXH3_64bits_reset(&st);
-	if (size >= FAMFS_UNIT_SIZE) {
+	if (size >= FAMFS_UNIT_SIZE)
 		populate(t);
-	}
 	while (off < size) {
 		struct famfs_loc loc;
 		uint64_t n;
