@@ -141,6 +141,43 @@ static int dax_check(const char *path, const struct stat *st, uint64_t *size,
 	return 0;
 }
 
+/*
+ * Map a whole device at a 2 MiB-aligned address, so that the kernel can
+ * map it with 2 MiB (PMD) entries wherever the backing has 2 MiB pages
+ * (devdax at 2 MiB alignment, hugetlbfs, a huge= tmpfs): one TLB entry
+ * and one populate step per 2 MiB instead of 512. Some backings align by
+ * themselves; a regular file's mapping would not, so reserve 2 MiB more
+ * and place the mapping inside. Returns MAP_FAILED with errno on failure.
+ */
+static void *map_2mib_aligned(int fd, uint64_t size, int prot)
+{
+	uint64_t span = size + FAMFS_UNIT_SIZE;
+	uint8_t *res, *base;
+	uintptr_t a;
+
+	res = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		   -1, 0);
+	if (res == MAP_FAILED)
+		return MAP_FAILED;
+	a = ((uintptr_t)res + FAMFS_UNIT_SIZE - 1) & ~(uintptr_t)(FAMFS_UNIT_SIZE - 1);
+	base = mmap((void *)a, size, prot, MAP_SHARED | MAP_FIXED, fd, 0);
+	if (base == MAP_FAILED) {
+		/* a backing with a larger alignment of its own (1 GiB
+		 * hugetlbfs): let the kernel place it
+		 */
+		munmap(res, span);
+		return mmap(NULL, size, prot, MAP_SHARED, fd, 0);
+	}
+	/* give back the unused head and tail of the reservation */
+	if (base > res)
+		munmap(res, (uint64_t)(base - res));
+	if (base + size < res + span)
+		munmap(base + size, (uint64_t)(res + span - (base + size)));
+	/* a tmpfs mounted huge=advise (and shmem_enabled=advise) wants asking */
+	madvise(base, size, MADV_HUGEPAGE);
+	return base;
+}
+
 FAMFS_EXPORT int famfs_dev_open(const char *path, bool writable,
 				struct famfs_dev **out, struct famfs_err *e)
 {
@@ -191,8 +228,7 @@ FAMFS_EXPORT int famfs_dev_open(const char *path, bool writable,
 	uint64_t raw_size = size;
 
 	size -= size % FAMFS_UNIT_SIZE; /* a trailing partial unit is unused */
-	base = mmap(NULL, size, PROT_READ | (writable ? PROT_WRITE : 0),
-		    MAP_SHARED, fd, 0);
+	base = map_2mib_aligned(fd, size, PROT_READ | (writable ? PROT_WRITE : 0));
 	if (base == MAP_FAILED) {
 		r = -errno;
 		close(fd);

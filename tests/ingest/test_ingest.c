@@ -14,12 +14,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <libgen.h>
+#include <xxhash.h>
 
 #include "ingest.h"
 #include "manifest_sqlite.h"
 
 static const char *src;
 static char dir[256];
+/* When set, the source file at this path shrinks to shrink_to bytes the
+ * moment its destination is reserved: after the plan, before its copy.
+ */
+static const char *shrink_path;
+static off_t shrink_to;
+static int (*lib_begin)(void *s, const char *path, uint64_t size,
+			struct ingest_target *t, char *why, size_t whylen);
+
+static int shrinking_begin(void *s, const char *path, uint64_t size,
+			   struct ingest_target *t, char *why, size_t whylen)
+{
+	int r = lib_begin(s, path, size, t, why, whylen);
+
+	if (r == 0 && shrink_path)
+		assert_int_equal(truncate(shrink_path, shrink_to), 0);
+	return r;
+}
 
 struct env {
 	const char *paths[4];
@@ -73,8 +92,16 @@ static int do_ingest(struct env *v, const char *source, const char *dest,
 	char why[512];
 	int r;
 
+	static struct ingest_sink_ops shrinking;
+
 	memset(prog, 0, sizeof(*prog));
 	ingest_sink_lib(&sink, fs);
+	if (shrink_path) {
+		shrinking = *sink.ops;
+		lib_begin = shrinking.begin;
+		shrinking.begin = shrinking_begin;
+		sink.ops = &shrinking;
+	}
 	assert_int_equal(ingest_manifest_sqlite_open(&man, v->manifest, dest, why, sizeof(why)), 0);
 	r = ingest_plan_build(source, dest, &plan, why, sizeof(why));
 	if (r == 0) {
@@ -297,12 +324,173 @@ static void ingest_bad_input_changes_nothing(void **state)
 	assert_int_equal(after.entries, before.entries);
 }
 
+
+/* A patterned file: every 8-byte word holds its own offset, scrambled, so
+ * a piece copied to the wrong place or twice cannot compare equal.
+ */
+static void write_patterned(const char *path, uint64_t size)
+{
+	uint64_t buf[1 << 17];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	for (uint64_t off = 0; off < size; off += sizeof(buf)) {
+		size_t n = size - off < sizeof(buf) ? size - off : sizeof(buf);
+
+		for (size_t w = 0; w < sizeof(buf) / 8; w++)
+			buf[w] = (off + w * 8) * 0x9E3779B97F4A7C15ULL ^ 0xA5A5F00DULL;
+		assert_int_equal(write(fd, buf, n), (ssize_t)n);
+	}
+	close(fd);
+}
+
+static uint64_t xxh3_of_file(const char *path)
+{
+	XXH3_state_t *st = XXH3_createState();
+	static uint8_t buf[1 << 20];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+	uint64_t h;
+
+	assert_true(fd >= 0);
+	XXH3_64bits_reset(st);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		XXH3_64bits_update(st, buf, (size_t)n);
+	assert_int_equal(n, 0);
+	close(fd);
+	h = XXH3_64bits_digest(st);
+	XXH3_freeState(st);
+	return h;
+}
+
+/* A directory next to the shared tree, on the same XFS image. */
+static void sibling_dir(char *out, size_t len, const char *name)
+{
+	char *copy = strdup(src);
+
+	snprintf(out, len, "%s/%s", dirname(copy), name);
+	free(copy);
+	mkdir(out, 0755);
+}
+
+static void fsck_clean(struct env *v)
+{
+	struct famfs_fsck_result fr;
+	struct famfs_err e = { 0 };
+
+	assert_int_equal(famfs_fsck(v->paths, v->n, NULL, NULL, &fr, &e), 0);
+	assert_int_equal(fr.errors, 0);
+}
+
+/* Larger than a 2 MiB unit, interleaved over 4 devices, a size that is a
+ * multiple of neither the copy piece nor the unit: byte-identical on a
+ * client, and the manifest's checksum is libxxhash's XXH3 of the source.
+ */
+static void ingest_large_patterned_file_identical_with_its_hash(void **state)
+{
+	const uint64_t size = 37 * FAMFS_MiB + 4099;
+	struct ingest_manifest man;
+	struct ingest_record rec;
+	struct ingest_result r;
+	struct ingest_progress prog;
+	char sdir[512], file[600], why[256];
+	struct env v;
+
+	(void)state;
+	sibling_dir(sdir, sizeof(sdir), "large-patterned");
+	snprintf(file, sizeof(file), "%s/big.bin", sdir);
+	write_patterned(file, size);
+	env_make(&v, 4, 64 * FAMFS_MiB, 8 * FAMFS_MiB);
+	if (do_ingest(&v, sdir, "/big", INGEST_CHANGED_KEEP, NULL, &r, &prog))
+		fprintf(stderr, "%s\n", r.message);
+	assert_int_equal(r.error, 0);
+	assert_int_equal(r.files_copied, 1);
+	assert_int_equal(r.files_verified, 1);
+
+	struct famfs_fs *fs = env_open(&v, FAMFS_OPEN_CLIENT);
+	struct famfs_node *n = famfs_lookup(fs, "/big/big.bin");
+	uint8_t *want = malloc(size), *got = malloc(size);
+	int fd = open(file, O_RDONLY);
+
+	assert_non_null(n);
+	assert_true(famfs_node_map(n)->nitems > 1); /* spans devices */
+	assert_int_equal(pread(fd, want, size, 0), (ssize_t)size);
+	close(fd);
+	assert_int_equal(famfs_read(fs, famfs_node_map(n), size, 0, got, size), (int64_t)size);
+	assert_memory_equal(want, got, size);
+	free(want);
+	free(got);
+	famfs_close(fs);
+
+	assert_int_equal(ingest_manifest_sqlite_open(&man, v.manifest, "/big", why, sizeof(why)), 0);
+	assert_int_equal(man.ops->get(man.m, "big.bin", &rec), 0);
+	ingest_manifest_sqlite_close(&man);
+	assert_int_equal(rec.state, INGEST_DONE);
+	assert_int_equal(rec.size, size);
+	assert_int_equal(rec.checksum, xxh3_of_file(file));
+	fsck_clean(&v);
+	unlink(file);
+}
+
+/* The source shrinks after the plan, during its copy (pread comes up
+ * short mid-file): the job fails naming it, nothing of it is committed,
+ * its space comes back, and the other file of the tree is whole.
+ */
+static void ingest_source_short_read_commits_nothing_of_it(void **state)
+{
+	const uint64_t size = 48 * FAMFS_MiB + 777;
+	struct famfs_space before, after;
+	struct ingest_result r;
+	struct ingest_progress prog;
+	char sdir[512], file[600], other[600];
+	struct famfs_fs *fs;
+	struct env v;
+
+	(void)state;
+	sibling_dir(sdir, sizeof(sdir), "large-shrinking");
+	snprintf(file, sizeof(file), "%s/shrinks.bin", sdir);
+	snprintf(other, sizeof(other), "%s/small.bin", sdir);
+	write_patterned(file, size);
+	write_patterned(other, 5000);
+	env_make(&v, 2, 128 * FAMFS_MiB, 8 * FAMFS_MiB);
+	fs = env_open(&v, FAMFS_OPEN_READ);
+	famfs_statfs(fs, &before);
+	famfs_close(fs);
+
+	shrink_path = file;
+	shrink_to = 20 * FAMFS_MiB + 4097; /* mid-piece, mid-unit */
+	assert_int_equal(do_ingest(&v, sdir, "/s", INGEST_CHANGED_KEEP, NULL, &r, &prog), -EIO);
+	shrink_path = NULL;
+	printf("failed as it should: %s\n", r.message);
+	assert_non_null(strstr(r.message, "shrinks.bin: read failed at 20975617"));
+	assert_non_null(strstr(r.message, "file shrank while copying"));
+
+	fs = env_open(&v, FAMFS_OPEN_CLIENT);
+	assert_null(famfs_lookup(fs, "/s/shrinks.bin"));
+	famfs_statfs(fs, &after);
+	famfs_close(fs);
+	/* nothing but the small file (if its worker got to it) holds space */
+	assert_true(before.free_bytes - after.free_bytes <= FAMFS_UNIT_SIZE);
+	fsck_clean(&v);
+
+	/* the source whole again: the next run copies it */
+	write_patterned(file, size);
+	assert_int_equal(do_ingest(&v, sdir, "/s", INGEST_CHANGED_KEEP, NULL, &r, &prog), 0);
+	fs = env_open(&v, FAMFS_OPEN_CLIENT);
+	assert_non_null(famfs_lookup(fs, "/s/shrinks.bin"));
+	famfs_close(fs);
+	unlink(file);
+	unlink(other);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ingest_tree_reads_back_identical_and_resumes),
 		cmocka_unit_test(ingest_cancel_leaves_no_partial_file_then_resumes),
 		cmocka_unit_test(ingest_bad_input_changes_nothing),
+		cmocka_unit_test(ingest_large_patterned_file_identical_with_its_hash),
+		cmocka_unit_test(ingest_source_short_read_commits_nothing_of_it),
 	};
 	int rc;
 
