@@ -54,12 +54,20 @@ static void report_unreadable(const struct cluster_run *run, FILE *f)
 			run->p.unreadable[i]);
 }
 
-static void report(const struct cluster_run *run, FILE *f)
+/* @jobs_failed: every step ran, but an ingest job it started failed. */
+static void report(const struct cluster_run *run, bool jobs_failed, FILE *f)
 {
 	size_t done = 0, total = run->p.n;
 
 	for (size_t i = 0; i < total; i++)
 		done += run->p.steps[i].status == STEP_DONE;
+	if (done == total && jobs_failed) {
+		fprintf(f, "\nApply failed: all %zu steps done, but an ingest "
+			"job above failed; run apply again once the cause is "
+			"fixed.\n", total);
+		report_unreadable(run, f);
+		return;
+	}
 	if (done == total) {
 		size_t n[3];
 
@@ -147,14 +155,18 @@ static int apply_run(struct cluster_run *run, bool dry_run, bool json, bool wait
 	}
 	if (log)
 		fprintf(log, "\nApplying:\n");
+	bool jobs_failed = false;
+
 	rc = remote_apply(&run->r, &run->p, log);
-	if (!rc && wait && wait_datasets(run, json))
+	if (!rc && wait && wait_datasets(run, json)) {
+		jobs_failed = true;
 		rc = -1;
+	}
 	if (json)
 		print_json(run, rc ? "failed" : run->p.nunreadable ?
 			   "incomplete" : "applied");
 	else
-		report(run, stdout);
+		report(run, jobs_failed, stdout);
 	if (run->p.nunreadable)
 		return APPLY_EXIT_ERROR;
 	return rc ? APPLY_EXIT_FAILED : CLI_EXIT_OK;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The "ingest" job (docs/ingest.md): famfsd runs the ingest engine on the
- * master host. With a master mount of the filesystem on this host the
- * copy goes through that mount (famfs-fused writes the log); without one
- * famfsd holds the filesystem open as master itself. The manifest lives in
+ * master host. With a FUSE master mount of the filesystem on this host
+ * the copy goes through that mount (famfs-fused writes the log); without
+ * one (or with a kernel master mount, which writes no log) famfsd holds
+ * the filesystem open as master itself. The manifest lives in
  * famfsd's database, so a job killed with famfsd resumes when it restarts.
  */
 #include <errno.h>
@@ -188,7 +189,8 @@ static int ingest_run_job(struct job *j)
 		r = fs_device_paths(fsname, &paths, &ndev);
 	famfsd_unlock();
 	fs_paths_free(paths, ndev);
-	/* with a master mount the FUSE server writes the log; else famfsd's
+	/* with a FUSE master mount its server writes the log; else (also
+	 * with a kernel master mount, which follows the log) famfsd's
 	 * own master handle, held for the whole job (no mount/mkfs meanwhile)
 	 */
 	via_mount = !r && job_master_mount_path(fsname, mnt, sizeof(mnt)) == 0;

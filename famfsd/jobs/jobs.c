@@ -188,7 +188,8 @@ int job_master_mount_path(const char *fsname, char *buf, size_t len)
 
 	famfsd_lock();
 	st = store_prep(famfsd.db, "SELECT path FROM mounts WHERE filesystem=?"
-			" AND role='master' AND state='mounted'");
+			" AND role='master' AND state='mounted'"
+			" AND backend != 'kernel'");
 	if (st) {
 		sqlite3_bind_text(st, 1, fsname, -1, SQLITE_STATIC);
 		if (sqlite3_step(st) == SQLITE_ROW) {

@@ -65,8 +65,9 @@ void job_set_error(struct job *j, const char *fmt, ...)
 struct famfs_fs *job_hold_master(struct job *j, const char *fsname, int *rc,
 				 char *err, size_t errlen);
 void job_release_master(struct job *j);
-/* 0 and the path of this host's mounted master mount of @fsname, or
- * -ENOENT. Any thread; takes the state lock.
+/* 0 and the path of this host's mounted FUSE master mount of @fsname,
+ * or -ENOENT. A kernel master mount writes no log (famfsd does, and the
+ * mount follows), so it is not one. Any thread; takes the state lock.
  */
 int job_master_mount_path(const char *fsname, char *buf, size_t len);
 

@@ -77,6 +77,19 @@ run_cli 1 apply "$F"
 grep -q "^  FAILED   create dataset bad on h0: POST /v1/jobs: .*$T/missing" <<<"$OUT" || fail "bad source: $OUT"
 pass "a dataset whose source is missing fails with famfsd's reason"
 
+# A job that fails (more data than the filesystem holds): apply says so
+# and exits 1; it never reports "Apply complete".
+mkdir -p "$T/huge"
+head -c 40000000 /dev/zero >"$T/huge/big.bin"
+write_file "{name: two, source: $T/src2, destination: /more/two, filesystem: fs0}" \
+	"{name: huge, source: $T/huge, filesystem: fs0}"
+run_cli 1 apply "$F"
+grep -q "^job [0-9]* failed: the destination lacks space" <<<"$OUT" || fail "huge job: $OUT"
+grep -q "^Apply failed: all 1 steps done, but an ingest job above failed" <<<"$OUT" \
+	|| fail "failed job report: $OUT"
+grep -q "^Apply complete" <<<"$OUT" && fail "a failed job reported as complete: $OUT"
+pass "an ingest job that fails: apply exits 1 and says the job failed"
+
 write_file "{name: striped, source: $T/src2, filesystem: fs0, interleave: {strips: 3}}"
 before=$(snapshot h0)
 run_cli 1 apply "$F"

@@ -18,6 +18,8 @@ ROOT=$(dirname "$OUT")/initramfs-root
 
 MODS="libnvdimm nd_pmem nd_btt dax_pmem device_dax kmem cxl_acpi cxl_pci
       cxl_mem cxl_pmem loop"
+# virtio-net: the network between two guests (vm-twohost.sh)
+MODS="$MODS virtio_pci virtio_net"
 SYSBINS="/usr/bin/ndctl /usr/bin/cxl /usr/bin/daxctl /usr/bin/kmod"
 
 rm -rf "$ROOT"
@@ -63,6 +65,7 @@ done
 echo "root:x:0:0:root:/root:/bin/sh" > "$ROOT/etc/passwd"
 echo "root:x:0:" > "$ROOT/etc/group"
 echo "famfs-guest" > "$ROOT/etc/hostname"
+echo "127.0.0.1 localhost" > "$ROOT/etc/hosts"
 
 # Guest kernel modules: the dependency closure, resolved by the host's
 # modprobe against the guest kernel's tree; ours goes to extra/.

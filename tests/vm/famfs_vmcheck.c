@@ -25,6 +25,9 @@
  *   hold FILE SEED FLAG SEED2     mmap FILE, check SEED, touch FLAG.ready,
  *                                 wait for FLAG, check SEED2 (the mapping
  *                                 still reaches the same memory)
+ *   cat-mmap FILE                 FILE's bytes, read through a shared
+ *                                 mapping, to stdout (checksums of
+ *                                 another host's files through mmap)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -217,6 +220,32 @@ static int verify_mmap(const char *path, unsigned seed)
 	munmap(p, size);
 	close(fd);
 	return report_check(path, "mmap", bad, size, seed);
+}
+
+static int cat_mmap(const char *path)
+{
+	uint64_t size, done = 0;
+	uint8_t *p = NULL;
+	int fd = open_size(path, O_RDONLY, &size);
+
+	if (fd < 0)
+		return fail("open", path);
+	if (size) {
+		p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED)
+			return fail("mmap", path);
+	}
+	while (done < size) {
+		ssize_t n = write(STDOUT_FILENO, p + done, size - done);
+
+		if (n <= 0)
+			return fail("write to stdout of", path);
+		done += (uint64_t)n;
+	}
+	if (p)
+		munmap(p, size);
+	close(fd);
+	return 0;
 }
 
 /*
@@ -908,10 +937,12 @@ int main(int argc, char **argv)
 		return mapinfo(argv[2]);
 	if (argc == 3 && !strcmp(cmd, "badmaps"))
 		return badmaps(argv[2]);
+	if (argc == 3 && !strcmp(cmd, "cat-mmap"))
+		return cat_mmap(argv[2]);
 	if (argc == 3 && !strcmp(cmd, "expect-rofs"))
 		return expect_rofs(argv[2]);
 	fprintf(stderr, "usage: famfs-vmcheck mkfs|populate|live|write-mmap|"
 		"write-io|verify-read|verify-mmap|rw-cross|pmd|mapinfo|badmaps|"
-		"expect-rofs|grow|reuse|hold|http ARGS (see the source)\n");
+		"expect-rofs|grow|reuse|hold|http|cat-mmap ARGS (see the source)\n");
 	return 2;
 }

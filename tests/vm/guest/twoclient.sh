@@ -1,0 +1,64 @@
+#!/bin/sh
+# Host 2 of the two-host run (famfs.guest=twoclient), at the same time as
+# host 1 (twomaster.sh) on the same CXL memory: its famfsd is made a
+# client by host 1's apply; the files host 1 ingested read the same here
+# through read() and mmap.
+. /tests/twohost.sh
+
+# Host 1's namespace labels (in the shared label area) do not instantiate
+# in this host's region, which has its own identity: once host 1 made
+# them, re-initialize the labels and lay out the same namespaces. Host 1
+# read its labels at region enable; neither step writes the data area.
+client_region() {
+	await $IP1 namespaces 300
+	modprobe_cxl
+	ndctl disable-region region0
+	ndctl init-labels -f nmem0
+	ndctl enable-region region0
+	shared_namespaces
+}
+
+# Host 1's famfsd, across the link, over TLS with the token.
+master_famfsd() {
+	until_for 120 "host 1's famfsd" famfs-cli get devices \
+		--host "https://$IP1:$PORT"
+	famfs-cli get devices --host "https://$IP1:$PORT"
+}
+
+client_kernel_mount() {
+	await $IP1 applied 600
+	grep " $KFS famfs ro" /proc/mounts
+	famfs-cli get mounts | tee /tmp/mounts.out
+	grep -w kfs-client /tmp/mounts.out | grep -w kernel | grep -w mounted
+	fetch $IP1 sums /tmp/sums
+	cat /tmp/sums
+}
+
+# famfsd follows the log every tick: wait until the last file is here.
+read_identical() {
+	last=$(tail -n 1 /tmp/sums | cut -d' ' -f3)
+	until_for 60 "$KFS/data/$last" test -e "$KFS/data/$last"
+	(cd $KFS/data && md5sum -c /tmp/sums)
+}
+
+mmap_identical() {
+	while read -r sum f; do
+		got=$(famfs-vmcheck cat-mmap "$KFS/data/$f" | md5sum)
+		[ "${got%% *}" = "$sum" ] || { echo "mmap $f: $got"; exit 1; }
+		echo "$f: OK through mmap"
+	done </tmp/sums
+}
+
+check client_net net_up $IP2
+check client_region client_region
+check client_famfsd_tls famfsd_tls $IP2 h2
+check master_famfsd master_famfsd
+check client_kernel_mount client_kernel_mount
+check read_identical read_identical
+check mmap_identical mmap_identical
+check client_dmesg_clean dmesg_clean
+if [ $failed = 0 ]; then say checked PASS; else say checked FAIL; fi
+# host 1 reads the verdict before this guest goes away
+check master_finished await $IP1 finished 300
+check client_stop twohost_stop
+exit $failed

@@ -1,0 +1,153 @@
+#!/bin/sh
+# Host 1 of the two-host run (famfs.guest=twomaster), at the same time as
+# host 2 (twoclient.sh) on the same CXL memory: one famfs-cli apply over
+# https makes this host the master and host 2 a client, both on kernel
+# mounts, and ingests a dataset; host 2 reads it back byte for byte.
+. /tests/twohost.sh
+H2=https://$IP2:$PORT
+DATA=/tmp/data
+
+master_region() {
+	modprobe_cxl
+	shared_namespaces
+}
+
+# cluster_yaml OUT TOKENFILE: both hosts by address, over https.
+cluster_yaml() {
+	cat >"$1" <<EOY
+apiVersion: famfs.io/v1alpha1
+kind: Cluster
+metadata: {name: twohost}
+hosts:
+  - {name: h1, endpoint: "https://$IP1:$PORT", role: master, tokenFile: $2}
+  - {name: h2, endpoint: "https://$IP2:$PORT", role: client, tokenFile: $2}
+devices:
+  - {name: pmem0, cxl: {pmem: pmem0}}
+  - {name: pmem0.1, cxl: {pmem: pmem0.1}}
+sets:
+  - {name: kset, devices: [pmem0, pmem0.1]}
+filesystems:
+  - {name: kfs, set: kset, master: h1, logSize: 2097152}
+mounts:
+  - {filesystem: kfs, host: h1, path: $KFS, role: master, backend: kernel}
+  - {filesystem: kfs, host: h2, path: $KFS, role: client, backend: kernel}
+datasets:
+  - {name: data, source: $DATA, filesystem: kfs}
+EOY
+}
+
+# A few files: empty, odd-sized, one larger than a stripe (2 MiB chunks
+# on 2 devices) and not a multiple of a page, one in a subdirectory.
+make_dataset() {
+	mkdir -p $DATA/sub
+	: >$DATA/empty
+	echo "famfs two hosts" >$DATA/hello.txt
+	dd if=/dev/urandom of=$DATA/odd.bin bs=4097 count=3 2>/dev/null
+	dd if=/dev/urandom of=$DATA/big.bin bs=1M count=9 2>/dev/null
+	dd if=/dev/urandom bs=12345 count=1 2>/dev/null >>$DATA/big.bin
+	dd if=/dev/urandom of=$DATA/sub/mid.bin bs=1M count=3 2>/dev/null
+	(cd $DATA && find . -type f | sort | xargs md5sum) >/tmp/sums
+	cat /tmp/sums
+}
+
+# Host 2's famfsd, across the link, over TLS with the token.
+peer_famfsd() {
+	until_for 300 "host 2's famfsd at $H2" famfs-cli get devices --host $H2
+	famfs-cli get devices --host $H2
+}
+
+devices_now() {
+	famfs-cli get devices
+	famfs-cli get devices --host $H2
+}
+
+# A wrong token: 401 from host 2's famfsd, and apply changes nothing.
+bad_token_refused() {
+	echo wrong-token-for-famfsd-tests >/tmp/bad.token
+	chmod 600 /tmp/bad.token
+	FAMFS_TOKEN_FILE=/tmp/bad.token refuse famfs-cli get devices \
+		--host $H2 >/tmp/out
+	cat /tmp/out
+	grep -q unauthorized /tmp/out
+	cluster_yaml /tmp/bad.yaml /tmp/bad.token
+	devices_now >/tmp/before
+	refuse famfs-cli apply /tmp/bad.yaml >/tmp/out
+	cat /tmp/out
+	grep -q "host h2: .*unauthorized" /tmp/out
+	devices_now >/tmp/after
+	cmp /tmp/before /tmp/after
+}
+
+# A CA that did not sign the hosts' certificates: the connection fails
+# naming the certificate, apply changes nothing.
+wrong_ca_refused() {
+	FAMFS_CACERT=$TLS/wrongca.pem refuse famfs-cli get devices \
+		--host $H2 >/tmp/out
+	cat /tmp/out
+	grep -q -i "certificate" /tmp/out
+	cluster_yaml /tmp/cluster.yaml $TLS/token
+	FAMFS_CACERT=$TLS/wrongca.pem refuse famfs-cli apply \
+		/tmp/cluster.yaml >/tmp/out
+	cat /tmp/out
+	grep -q "host h2: .*certificate" /tmp/out
+	devices_now >/tmp/after
+	cmp /tmp/before /tmp/after
+}
+
+# apply's exit status counts (a pipe into tee would hide it)
+apply_file() {
+	famfs-cli apply /tmp/cluster.yaml >/tmp/apply.out 2>&1 || {
+		cat /tmp/apply.out
+		return 1
+	}
+	cat /tmp/apply.out
+}
+
+apply_two_hosts() {
+	apply_file
+	grep -q "^Apply complete: 7 created" /tmp/apply.out
+	famfs-cli get mounts | tee /tmp/mounts.out
+	grep -w kfs-master /tmp/mounts.out | grep -w kernel | grep -w mounted
+	famfs-cli get mounts --host $H2 | tee /tmp/mounts.out
+	grep -w kfs-client /tmp/mounts.out | grep -w kernel | grep -w mounted
+	grep " $KFS famfs rw" /proc/mounts
+}
+
+apply_again() {
+	apply_file
+	grep -q "^No changes" /tmp/apply.out
+}
+
+# The ingested files on this host's mount, through read() and mmap, are
+# the source's; their checksums go to host 2.
+master_files() {
+	(cd $KFS/data && md5sum -c /tmp/sums)
+	while read -r sum f; do
+		got=$(famfs-vmcheck cat-mmap "$KFS/data/$f" | md5sum)
+		[ "${got%% *}" = "$sum" ] || { echo "mmap $f: $got"; exit 1; }
+	done </tmp/sums
+	cp /tmp/sums $WWW/sums
+}
+
+
+check master_net net_up $IP1
+check master_region master_region
+if [ $failed = 0 ]; then say namespaces PASS; else say namespaces FAIL; fi
+check master_famfsd_tls famfsd_tls $IP1 h1
+check peer_famfsd peer_famfsd
+check make_dataset make_dataset
+check bad_token_refused bad_token_refused
+check wrong_ca_refused wrong_ca_refused
+# what host 2 is told: did apply and the files here work
+so_far=$failed failed=0
+check apply_two_hosts apply_two_hosts
+check master_files master_files
+if [ $failed = 0 ]; then say applied PASS; else say applied FAIL; fi
+failed=$((so_far | failed))
+check apply_again apply_again
+# host 2's verdict on what it read; then it may power off
+check client_checks_passed await $IP2 checked 600
+say finished PASS
+check master_stop twohost_stop
+check master_dmesg_clean dmesg_clean
+exit $failed
