@@ -10,10 +10,15 @@ STATE=$T/state
 LOG=$T/famfsd.log
 FAMFSD_PID=
 HOLD_PID=
+BG_PIDS=()      # helpers a test starts in the background: stopped by cleanup
 trap cleanup EXIT
 
 cleanup() {
 	local rc=$?
+	local p
+	for p in "${BG_PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
 	if [ -n "$HOLD_PID" ]; then
 		kill -TERM "$HOLD_PID" 2>/dev/null; wait "$HOLD_PID" 2>/dev/null
 	fi

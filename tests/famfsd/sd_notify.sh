@@ -6,6 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 python3 "$NOTIFY_HELPER" "$T/notify.sock" "$T/notify.log" &
 lpid=$!
+BG_PIDS+=("$lpid")   # a failed check must not leave it holding ctest's pipe
 wait_for 60 "the notify listener" test -S "$T/notify.sock"
 NOTIFY_SOCKET=$T/notify.sock WATCHDOG_USEC=300000 start_famfsd
 two_watchdogs() { [ "$(grep -c '^WATCHDOG=1$' "$T/notify.log")" -ge 2 ]; }
