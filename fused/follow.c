@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "fused.h"
+#include "killpoint.h"
 
 enum notice_kind { N_ENTRY, N_DELETE, N_INODE, N_INODE_DATA };
 
@@ -77,6 +78,7 @@ static void on_change(void *arg, const struct famfs_entry_hdr *h,
 	struct famfs_attr pa;
 
 	(void)arg;
+	FAMFS_KILL_POINT("fused.replay_applied");
 	if (h->type == FAMFS_ENTRY_SETATTR && node) {
 		const struct famfs_entry_setattr *s = (const void *)(h + 1);
 		struct famfs_attr na;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "famfsd.h"
+#include "killpoint.h"
 #include "fsview.h"
 #include "log.h"
 #include "mounts/backend.h"
@@ -232,6 +233,7 @@ static int start_backend(struct mount_row *m, struct mount_rt *rt,
 	fs_paths_free(spec.devs, spec.ndev);
 	if (r)
 		return r;
+	FAMFS_KILL_POINT("mounts.server_spawned");
 	rt->pid = pid;
 	rt->child = true;
 	if (b->follow) {

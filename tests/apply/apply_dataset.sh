@@ -34,15 +34,12 @@ EOT
 }
 
 # wait_jobs: until no job is queued or running (famfsd runs them).
-wait_jobs() {
-	for _ in $(seq 1 600); do
-		get h0 /v1/jobs | python3 -c '
+jobs_idle() {
+	get h0 /v1/jobs | python3 -c '
 import json, sys
-sys.exit(any(j["state"] in ("queued", "running") for j in json.load(sys.stdin)["items"]))' && return 0
-		sleep 0.1
-	done
-	fail "ingest jobs did not finish: $(get h0 /v1/jobs)"
+sys.exit(any(j["state"] in ("queued", "running") for j in json.load(sys.stdin)["items"]))'
 }
+wait_jobs() { wait_for 60 "the ingest jobs to finish" jobs_idle; }
 
 write_file
 run_cli 0 apply "$F"

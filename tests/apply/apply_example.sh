@@ -19,10 +19,10 @@ echo '{"model": "demo"}' >"$T/dataset/config.json"
 run_cli 0 validate "$F"
 run_cli 0 apply "$F"
 grep -q "Apply complete: 9 created, 0 updated, 0 deleted." <<<"$OUT" || fail "apply: $OUT"
-for _ in $(seq 1 600); do
-	[ "$(stat -c %s "$T/mnt/famfs-client/demo/weights/shard3.bin" 2>/dev/null)" = 4500000 ] && break
-	sleep 0.1
-done
+shard3_on_client() {
+	[ "$(stat -c %s "$T/mnt/famfs-client/demo/weights/shard3.bin" 2>/dev/null)" = 4500000 ]
+}
+wait_for 60 "shard3.bin (4500000 bytes) on the client mount" shard3_on_client
 cmp "$T/dataset/weights/shard3.bin" "$T/mnt/famfs-client/demo/weights/shard3.bin" \
 	|| fail "the dataset is not on the client mount: $(ls -R "$T/mnt" 2>&1 | head)"
 cmp "$T/dataset/config.json" "$T/mnt/famfs-client/demo/config.json" || fail "config.json"

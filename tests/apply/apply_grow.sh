@@ -44,14 +44,13 @@ EOT
 
 entries() { field m0 /v1/filesystems/shared log.entries; }
 blocks() { stat -f -c '%b' "$1"; }
-wait_for() { for _ in $(seq 1 300); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
 set_devices() { field "$1" /v1/interleave-sets/pool devices; }
 
 write_file shm0 shm1
 run_cli 0 apply "$F"
 head -c 6000000 /dev/urandom >"$T/before.bin"
 cp "$T/before.bin" "$T/mnt/m0/before.bin" || fail "write on the master mount"
-wait_for "$T/mnt/c1/before.bin" || fail "the client does not see before.bin"
+wait_for 15 "the client to see before.bin" test -e "$T/mnt/c1/before.bin"
 cmp -s "$T/before.bin" "$T/mnt/c1/before.bin" || fail "before.bin differs on the client"
 pass "2-device cluster applied, a file written on the master is read on the client"
 
@@ -108,7 +107,7 @@ pass "diff names the devices; apply grows online (2 DEVICE_ADD entries)"
 
 head -c 12582912 /dev/urandom >"$T/after.bin"
 cp "$T/after.bin" "$T/mnt/m0/after.bin" || fail "write after the grow"
-wait_for "$T/mnt/c1/after.bin" || fail "the client does not see after.bin"
+wait_for 15 "the client to see after.bin" test -e "$T/mnt/c1/after.bin"
 run_cli 0 getmap -o json "$T/mnt/c1/after.bin"
 python3 - "$OUT" "$T" <<'PY' || fail "after.bin is not on the new devices: $OUT"
 import json, sys

@@ -110,7 +110,7 @@ if have_fused; then
 	# the cluster works: a file the master creates shows up on c2's mount
 	api m0 POST /v1/files '{"filesystem":"shared","path":"/hello.bin","size":"3MiB"}'
 	[ "$STATUS" = 201 ] || fail "create on the master: $STATUS $BODY"
-	for _ in $(seq 1 600); do [ -e "$T/mnt/c2/hello.bin" ] && break; sleep 0.1; done
+	wait_for 60 "the master's hello.bin on c2's mount" test -e "$T/mnt/c2/hello.bin"
 	[ "$(stat -c %s "$T/mnt/c2/hello.bin" 2>/dev/null)" = 3145728 ] \
 		|| fail "the master's file is not on c2's mount"
 	pass "adding a client changes only that client; it sees the master's files"

@@ -28,6 +28,7 @@ cleanup() {
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 pass() { echo "ok: $*"; }
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/wait_for.sh"
 
 have_fused() { [ -n "${FAMFS_FUSED:-}" ] && [ -x "$FAMFS_FUSED" ] && [ -e /dev/fuse ]; }
 

@@ -32,7 +32,7 @@ is_yaml() {
 }
 # JSON file $1 and YAML file $2 hold the same (YAML not just JSON text)
 same_data() {
-	python3 -c 'import yaml' 2>/dev/null || { ! grep -q '^{' "$2"; return; }
+	python3 -c 'import yaml' 2>/dev/null || { [ -s "$2" ] && ! grep -q '^{' "$2"; return; }
 	python3 -c 'import json,yaml,sys
 j = json.load(open(sys.argv[1])); t = open(sys.argv[2]).read()
 sys.exit(not (yaml.safe_load(t) == j and (t.strip() == "[]" or t[0] not in "{[")))' "$1" "$2"

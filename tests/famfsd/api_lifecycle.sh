@@ -45,12 +45,8 @@ expect 200
 
 api POST /v1/jobs '{"kind":"rescan"}'; expect 201
 job=$(jq_get "$BODY" .id)
-for _ in $(seq 1 100); do
-	api GET /v1/jobs/$job
-	[ "$(jq_get "$BODY" .state)" = succeeded ] && break
-	sleep 0.05
-done
-[ "$(jq_get "$BODY" .state)" = succeeded ] || fail "rescan job: $BODY"
+job_succeeded() { api GET /v1/jobs/$job; [ "$(jq_get "$BODY" .state)" = succeeded ]; }
+wait_for 5 "rescan job $job to succeed" job_succeeded
 
 api GET /v1/events; expect 200
 api GET /v1/events/audit; expect 200

@@ -10,10 +10,15 @@ STATE=$T/state
 LOG=$T/famfsd.log
 FAMFSD_PID=
 HOLD_PID=
+BG_PIDS=()      # helpers a test starts in the background: stopped by cleanup
 trap cleanup EXIT
 
 cleanup() {
 	local rc=$?
+	local p
+	for p in "${BG_PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
 	if [ -n "$HOLD_PID" ]; then
 		kill -TERM "$HOLD_PID" 2>/dev/null; wait "$HOLD_PID" 2>/dev/null
 	fi
@@ -39,19 +44,7 @@ cleanup() {
 fail() { echo "FAIL: $*" >&2; exit 1; }
 pass() { echo "ok: $*"; }
 
-# wait_for SECONDS WHAT COMMAND...: run COMMAND every 50 ms until it
-# succeeds; fail the test, naming WHAT, when SECONDS pass first. A poll
-# that falls through on its deadline would let the next check pass
-# vacuously (or fail far from the cause).
-wait_for() {
-	local secs=$1 what=$2 end
-	shift 2
-	end=$(($(date +%s%N) + secs * 1000000000))
-	until "$@"; do
-		[ "$(date +%s%N)" -lt "$end" ] || fail "timed out after ${secs}s waiting for $what"
-		sleep 0.05
-	done
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/wait_for.sh"
 
 # start_famfsd [extra args...]: start and wait until /healthz answers.
 # $FAMFSD_WRAP, if set, is a command famfsd runs under.

@@ -48,8 +48,7 @@ pass "mkfs/delete of a mounted filesystem and a second master refused"
 api POST /v1/mounts "{\"name\":\"c\",\"filesystem\":\"fs0\",\"path\":\"$T/mnt-c\",\"role\":\"client\"}"
 expect 201
 wait_state c mounted
-for _ in $(seq 1 100); do [ -f "$T/mnt-c/dir/through-mount.bin" ] && break; sleep 0.05; done
-[ -f "$T/mnt-c/dir/through-mount.bin" ] || fail "client does not see the master's file"
+wait_for 5 "the client to see the master's file" test -f "$T/mnt-c/dir/through-mount.bin"
 curl -s --unix-socket "$SOCK" http://famfsd/metrics >"$T/metrics"
 grep -q '^famfs_client_follow_lag_entries{fs="fs0",slot="[0-9]*",client="[^"]*"} [0-9]*$' "$T/metrics" \
 	|| fail "no follow lag series for the client: $(grep follow_lag "$T/metrics")"
@@ -59,12 +58,11 @@ pass "client mount sees the master's files; follow lag exported"
 # crash the client's server: famfsd restarts it
 api GET /v1/mounts/c; pid=$(jq_get "$BODY" .pid)
 kill -KILL "$pid"
-for _ in $(seq 1 200); do
+restarted() {
 	api GET /v1/mounts/c
-	[ "$(jq_get "$BODY" .restarts)" -ge 1 ] && [ "$(jq_get "$BODY" .state)" = mounted ] && break
-	sleep 0.05
-done
-[ "$(jq_get "$BODY" .state)" = mounted ] || fail "not restarted: $BODY"
+	[ "$(jq_get "$BODY" .restarts)" -ge 1 ] && [ "$(jq_get "$BODY" .state)" = mounted ]
+}
+wait_for 10 "famfsd to restart the client's crashed server" restarted
 newpid=$(jq_get "$BODY" .pid)
 [ "$newpid" != "$pid" ] || fail "same pid after restart"
 api GET /v1/events
@@ -86,9 +84,12 @@ pass "famfsd restart adopts running servers"
 # SIGKILL famfsd and the servers: stale mounts; a new famfsd cleans them
 # and brings the desired mounts back
 kill9_famfsd
-api_pids=$(pgrep -f "$FAMFS_FUSED.*$T" || true)
+api_pids=$(pgrep -f "$FAMFS_FUSED.*$T")
+[ -n "$api_pids" ] || fail "no FUSE server to kill: the stale-mount case would prove nothing"
 for p in $api_pids; do kill -KILL "$p"; done
-sleep 0.2
+# gone, or a zombie (its FUSE fd is closed) if nobody has reaped it yet
+gone() { [ ! -e "/proc/$1" ] || [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" = Z ]; }
+for p in $api_pids; do wait_for 10 "killed FUSE server $p to exit" gone "$p"; done
 start_famfsd --fused "$FAMFS_FUSED"
 wait_state m mounted
 wait_state c mounted

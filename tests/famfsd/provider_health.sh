@@ -49,11 +49,11 @@ pass "missing or empty plugin directory: degraded 503, named in host and get hos
 "$FAMFSD" --config /dev/null --state-dir "$STATE" --socket "$SOCK" \
 	--host-name testhost >>"$LOG" 2>&1 &
 FAMFSD_PID=$!
-for _ in $(seq 1 200); do
-	curl -s --unix-socket "$SOCK" http://famfsd/healthz >/dev/null 2>&1 && break
+answers() {
 	kill -0 "$FAMFSD_PID" 2>/dev/null || fail "famfsd exited at start"
-	sleep 0.05
-done
+	curl -s --unix-socket "$SOCK" http://famfsd/healthz >/dev/null 2>&1
+}
+wait_for 10 "famfsd to answer /healthz" answers
 api GET /healthz; expect 200
 api GET /v1/host
 names=$(python3 -c 'import json,sys; print(",".join(p["name"] for p in json.loads(sys.argv[1])["providers"]))' "$BODY")

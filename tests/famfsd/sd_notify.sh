@@ -6,9 +6,11 @@
 source "$(dirname "$0")/lib.sh"
 python3 "$NOTIFY_HELPER" "$T/notify.sock" "$T/notify.log" &
 lpid=$!
+BG_PIDS+=("$lpid")   # a failed check must not leave it holding ctest's pipe
 wait_for 60 "the notify listener" test -S "$T/notify.sock"
 NOTIFY_SOCKET=$T/notify.sock WATCHDOG_USEC=300000 start_famfsd
-for _ in $(seq 1 100); do [ "$(grep -c '^WATCHDOG=1$' "$T/notify.log")" -ge 2 ] && break; sleep 0.1; done
+two_watchdogs() { [ "$(grep -c '^WATCHDOG=1$' "$T/notify.log")" -ge 2 ]; }
+wait_for 10 "two WATCHDOG=1 in $T/notify.log" two_watchdogs
 grep -q '^READY=1$' "$T/notify.log" || fail "no READY=1: $(cat "$T/notify.log")"
 grep -q '^STATUS=serving on ' "$T/notify.log" || fail "no STATUS=: $(cat "$T/notify.log")"
 [ "$(grep -c '^WATCHDOG=1$' "$T/notify.log")" -ge 2 ] || fail "no WATCHDOG=1: $(cat "$T/notify.log")"

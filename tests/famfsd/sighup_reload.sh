@@ -26,11 +26,8 @@ rm "$T/dev1"
 wait_for 10 "the new token after SIGHUP" test "$(code second-token-0123456789)" = 200
 [ "$(code first-token-0123456789)" = 401 ] || fail "old token still accepted"
 kill -HUP $FAMFSD_PID   # the device is removed now; rediscover
-for _ in $(seq 1 100); do
-	api GET /v1/devices/emul1
-	[ "$(jq_get "$BODY" .state)" = missing ] && break; sleep 0.05
-done
-[ "$(jq_get "$BODY" .state)" = missing ] || fail "removed device: $BODY"
+emul1_missing() { api GET /v1/devices/emul1; [ "$(jq_get "$BODY" .state)" = missing ]; }
+wait_for 5 "the removed device emul1 to be missing" emul1_missing
 api POST /v1/filesystems '{"name":"fs0","set":"set0","log_size":"4MiB"}'
 expect 422 device_unusable
 pass "SIGHUP: new token, rediscovery; mkfs on a set with a missing device refused"

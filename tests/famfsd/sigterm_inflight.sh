@@ -8,8 +8,7 @@ curl -s --unix-socket "$SOCK" -X POST -H 'Content-Type: application/json' \
 	-d "{\"name\":\"big\",\"path\":\"/dev/shm/famfsd-test-$$-big\",\"size\":\"1GiB\"}" \
 	-o "$T/out" -w '%{http_code}' http://famfsd/v1/devices >"$T/code" &
 cpid=$!
-for _ in $(seq 1 400); do [ -e "/dev/shm/famfsd-test-$$-big" ] && break; sleep 0.01; done
-[ -e "/dev/shm/famfsd-test-$$-big" ] || fail "the create did not start"
+wait_for 4 "the create of device big to start" test -e "/dev/shm/famfsd-test-$$-big"
 kill -TERM $FAMFSD_PID
 wait $cpid
 stop_rc=0; wait $FAMFSD_PID || stop_rc=$?

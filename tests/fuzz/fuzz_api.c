@@ -3,8 +3,8 @@
  * fuzz_api: bytes as up to four HTTP requests through famfsd's request
  * layer (famfsd/request.c: token, media type, JSON body, routing, the
  * transaction and audit) into the real resource handlers, on a real
- * SQLite store in a temporary directory, reset to its freshly migrated
- * state for every input. No socket and no providers (so no device is created or opened
+ * SQLite store (in memory), reset to its freshly migrated state for every
+ * input. No socket and no providers (so no device is created or opened
  * and no FUSE server is started); the job runner is not kicked.
  *
  * Input: requests separated by a line "%%":
@@ -108,18 +108,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
  * The store every input starts from: migrated once into a template, then
  * copied over the working database with SQLite's backup API (a fresh
  * store_open() per input costs the migrations, ten times the requests).
+ * Both are in-memory databases: the same schema, SQL and handlers, but no
+ * file, lock or WAL write per input, which made this target disk-bound
+ * (bench/results/fuzz.md). Nothing here opens famfsd.db_path: the only
+ * second connection is the ingest job's, and the job runner is not kicked.
  */
 static sqlite3 *pristine;
 
 static void open_store(void)
 {
-	char err[512], tpl[256];
+	char err[512];
 	sqlite3_backup *b;
 
 	if (!pristine) {
-		snprintf(tpl, sizeof(tpl), "%s/template.db", state_dir);
-		if (store_open(tpl, &pristine, err, sizeof(err)) ||
-		    store_open(famfsd.db_path, &famfsd.db, err, sizeof(err))) {
+		if (store_open(":memory:", &pristine, err, sizeof(err)) ||
+		    store_open(":memory:", &famfsd.db, err, sizeof(err))) {
 			fprintf(stderr, "fuzz_api: %s\n", err);
 			abort();
 		}

@@ -15,10 +15,8 @@ api POST /v1/mounts '{"name":"m","filesystem":"fs0","path":"'"$T"'/master","role
 expect 201
 api POST /v1/mounts '{"name":"c","filesystem":"fs0","path":"'"$T"'/client","role":"client"}'
 expect 201
-for _ in $(seq 100); do
-	mountpoint -q "$T/master" && mountpoint -q "$T/client" && break; sleep 0.1
-done
-mountpoint -q "$T/master" && mountpoint -q "$T/client" || fail "mounts did not come up"
+wait_for 10 "the master mount" mountpoint -q "$T/master"
+wait_for 10 "the client mount" mountpoint -q "$T/client"
 
 FAMFS_HOST=$SOCK $CLI ingest --wait --verify "$SRC" /data > "$T/ingest.out" 2>&1 \
 	|| fail "ingest through the master mount: $(cat $T/ingest.out)"
@@ -60,6 +58,7 @@ pass "second ingest through the mount copies nothing"
 # files being copied are discarded (never visible), the job resumes
 FAMFS_HOST=$SOCK $CLI ingest --threads 1 "$SRC" /again > "$T/start.out" 2>&1 || fail "start: $(cat $T/start.out)"
 job=$(sed -n 's/^ingest job \([0-9]*\) started.*/\1/p' "$T/start.out")
+[ -n "$job" ] || fail "no job id: $(cat "$T/start.out")"
 killed=0
 for _ in $(seq 1 2000); do
 	j=$(curl -s --unix-socket "$SOCK" "http://famfsd/v1/jobs/$job")
@@ -70,10 +69,15 @@ for _ in $(seq 1 2000); do
 done
 [ $killed = 1 ] || fail "the job ended before famfsd could be killed (state $state)"
 pass "famfsd killed mid-ingest at $done_b bytes (through the master mount)"
-sleep 0.5
+# the client has replayed what the master holds (no bare sleep: a walk of
+# a tree the client has not replayed yet would check nothing)
+tree() { (cd "$1" && find . | sort); }
+same_tree() { [ -d "$T/client/again" ] && [ "$(tree "$T/master/again")" = "$(tree "$T/client/again")" ]; }
+wait_for 10 "the client to replay the master's /again" same_tree
 python3 - "$SRC" "$T/client/again" <<'PY' || fail "a partial file is visible after the kill"
 import os, sys
 src, dst = sys.argv[1:3]
+assert os.path.isdir(dst), dst + " is not on the client"
 n = 0
 for dp, _, fns in os.walk(dst):
     for f in fns:

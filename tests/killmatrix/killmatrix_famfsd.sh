@@ -5,7 +5,8 @@
 # check: fsck clean, nothing reported committed lost, no partial file, the
 # interrupted request converges when repeated, jobs resume and succeed.
 # Every FAMFS_KILL_POINT under famfsd/ must be hit.
-# Needs FAMFSD (famfsd-kp), FAMFS_CLI_KP, PLUGINS, FAMFS_CLI, SOURCE_DIR.
+# Needs FAMFSD (famfsd-kp), FAMFS_CLI_KP, PLUGINS, FAMFS_CLI, SOURCE_DIR,
+# FAMFS_FUSED (and FAMFS_FUSED_KP for ingest through a mount).
 source "$(dirname "$0")/../famfsd/lib.sh"
 CLI=$FAMFS_CLI
 cases=0 covered=""
@@ -129,6 +130,122 @@ for p in job.running_recorded ingest.copied:2 batch.header_built ingest.committe
 	 ingest.manifest_put:2 job.run_returned; do
 	job_case $p
 done
+
+# ---- famfsd killed right after it spawned a FUSE server for a mount: at
+# the first start (:1, inside POST /v1/mounts, which is then repeated) or
+# at the restart after the server died (:2). The next famfsd converges: the mount is up, served by exactly one famfs-fused
+# and in mountinfo once (the orphan adopted or cleaned, never a second),
+# /a reads back, a file created through it lands in the log, the mount
+# goes away on DELETE, fsck clean.
+mounts_at() { awk -v p="$T/mnt" '$5 == p' /proc/self/mountinfo | wc -l; }
+servers() { pgrep -f "famfs-fused.* $T/mnt\$" | wc -l; }
+mount_state() { api GET /v1/mounts/m; [ "$(jq_get "$BODY" .state)" = "$1" ]; }
+mount_case() {
+	reset; start_famfsd --fused "$FAMFS_FUSED"; setup_fs
+	api POST /v1/filesystems '{"name":"fs0","set":"set0","log_size":"2MiB"}'; expect 201
+	api POST /v1/files '{"filesystem":"fs0","path":"/a","size":5000}'; expect 201
+	stop_famfsd
+	FAMFSD_WRAP="env FAMFS_KILL_AT=$1" start_famfsd --fused "$FAMFS_FUSED"
+	api POST /v1/mounts '{"name":"m","filesystem":"fs0","path":"'"$T/mnt"'","role":"master"}'
+	if [ "${1##*:}" = 2 ]; then
+		expect 201
+		wait_for 20 "$1: the first server to mount" mount_state mounted
+		kill -KILL "$(jq_get "$BODY" .pid)"   # famfsd restarts it, and dies there
+	fi
+	famfsd_dies "$1"
+	start_famfsd --fused "$FAMFS_FUSED"
+	if [ "${1##*:}" = 1 ]; then
+		# killed inside POST /v1/mounts: no answer, no row; the server
+		# it spawned runs on unknown to famfsd until the request is
+		# repeated, as a client that got no answer does
+		api POST /v1/mounts '{"name":"m","filesystem":"fs0","path":"'"$T/mnt"'","role":"master"}'
+		[ "$STATUS" = 201 ] || fail "$1: repeating the mount request: $STATUS $BODY"
+	fi
+	wait_for 30 "$1: the mount to come back" mount_state mounted
+	local pid
+	pid=$(jq_get "$BODY" .pid)
+	[ "$(mounts_at)" = 1 ] || fail "$1: $T/mnt is mounted $(mounts_at) times"
+	[ "$(servers)" = 1 ] || fail "$1: $(servers) famfs-fused serve $T/mnt: $(pgrep -af famfs-fused)"
+	[ "$(pgrep -f "famfs-fused.* $T/mnt\$")" = "$pid" ] || fail "$1: the server is not pid $pid"
+	[ "$(stat -c %s "$T/mnt/a")" = 5000 ] || fail "$1: /a through the mount"
+	api POST /v1/files '{"filesystem":"fs0","path":"/b","size":300000}'; expect 201
+	[ "$(stat -c %s "$T/mnt/b")" = 300000 ] || fail "$1: /b through the mount"
+	api DELETE /v1/mounts/m; expect 204
+	wait_for 10 "$1: the unmount" test "$(mounts_at)" = 0
+	fsck_clean "$1"
+	$CLI cat $DEVS /b | cmp -s - <(head -c 300000 /dev/zero) || fail "$1: /b not in the log"
+	pass "$1: famfsd killed after spawning a server, the restart converged to one mount"
+}
+# ---- an ingest job through the master mount, its famfs-fused-kp killed
+# at a point of its commit (fused/ points: covered here through famfsd as
+# well as by killmatrix_fused.sh): famfsd restarts the server; the job
+# ends; no file it shows is partial; fsck clean; the same ingest again
+# (FAMFS_KILL_AT gone) succeeds with every file whole through the mount.
+job_done() {
+	api GET "/v1/jobs/$1"
+	case "$(jq_get "$BODY" .state)" in succeeded|failed|cancelled) return 0 ;; esac
+	return 1
+}
+fused_ingest_case() {
+	reset; start_famfsd; setup_fs
+	api POST /v1/filesystems '{"name":"fs0","set":"set0","log_size":"2MiB"}'; expect 201
+	stop_famfsd
+	# famfsd-kp has no fused.* point: FAMFS_KILL_AT is for the server
+	FAMFSD_WRAP="env FAMFS_KILL_AT=$1" start_famfsd --fused "$FAMFS_FUSED_KP"
+	api POST /v1/mounts '{"name":"m","filesystem":"fs0","path":"'"$T/mnt"'","role":"master"}'
+	expect 201
+	wait_for 20 "$1: the master mount" mount_state mounted
+	local pid0 id
+	pid0=$(jq_get "$BODY" .pid)
+	api POST /v1/jobs '{"kind":"ingest","params":{"source":"'"$S"'","dest":"/in","threads":1}}'
+	expect 201
+	id=$(jq_get "$BODY" .id)
+	wait_for 60 "$1: ingest job $id to end" job_done "$id"
+	grep -q "famfs kill point ${1%%:*}:" "$STATE/mounts/m.log" ||
+		fail "$1: the server was not killed at the point: $(tail -5 "$STATE/mounts/m.log")"
+	api GET /v1/events
+	grep -q "famfs-fused.* killed by signal 9" <<<"$BODY" ||
+		fail "$1: famfsd did not see its server die of SIGKILL: $BODY"
+	covered="$covered ${1%%:*}"
+	cases=$((cases + 1))
+	# famfsd restarted the server (a new pid, mounted)
+	wait_for 20 "$1: the restarted master mount" mount_state mounted
+	[ "$(jq_get "$BODY" .pid)" != "$pid0" ] || fail "$1: the server was not restarted"
+	for f in $files; do
+		if [ -e "$T/mnt/in/$f" ]; then
+			cmp -s "$T/mnt/in/$f" "$S/$f" || fail "$1: /in/$f visible but not whole"
+		fi
+	done
+	$CLI fsck -q "$T/mnt" > "$T/fsck" 2>&1 || fail "$1: fsck after the kill: $(cat "$T/fsck")"
+	# a famfsd and a server without FAMFS_KILL_AT (the restarted server
+	# inherited it, and a new famfsd would adopt it)
+	stop_famfsd
+	start_famfsd --fused "$FAMFS_FUSED_KP"
+	api DELETE /v1/mounts/m; expect 204
+	api POST /v1/mounts '{"name":"m","filesystem":"fs0","path":"'"$T/mnt"'","role":"master"}'
+	expect 201
+	wait_for 20 "$1: the mount again" mount_state mounted
+	FAMFS_HOST=$SOCK $CLI ingest --wait "$S" /in > "$T/ingest.out" 2>&1 ||
+		fail "$1: the ingest again: $(cat "$T/ingest.out")"
+	for f in $files; do
+		cmp -s "$T/mnt/in/$f" "$S/$f" || fail "$1: after the re-run /in/$f is not whole"
+	done
+	api DELETE /v1/mounts/m; expect 204
+	wait_for 10 "$1: the unmount" test "$(mounts_at)" = 0
+	fsck_clean "$1"
+	pass "$1: famfs-fused killed under an ingest job, restarted by famfsd, the re-run converged"
+}
+
+have_fuse() { [ -x "${FAMFS_FUSED:-}" ] && [ -x "${FAMFS_FUSED_KP:-}" ] && [ -e /dev/fuse ]; }
+if have_fuse; then
+	mount_case mounts.server_spawned:1
+	mount_case mounts.server_spawned:2
+	fused_ingest_case fused.commit_ready:2
+	fused_ingest_case fused.committed:3
+else
+	echo "no famfs-fused or /dev/fuse: the mount points are not covered"
+	covered="$covered mounts.server_spawned"
+fi
 
 # ---- famfs-cli apply killed after its n-th API call: apply again
 # converges, a third apply has nothing to do, the filesystem is clean.
