@@ -55,12 +55,24 @@ modprobe_cxl() {
 		 device_dax kmem; do
 		modprobe $m
 	done
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		[ -e /sys/bus/cxl/devices/mem0 ] && break
+	# until cxl_mem has bound mem0 (its endpoint port is enumerated)
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		[ -e /sys/bus/cxl/devices/mem0/driver ] && break
 		sleep 1
 	done
+	if [ ! -e /sys/bus/cxl/devices/mem0/driver ]; then
+		ls /sys/bus/cxl/devices/
+		dmesg | grep -i -E 'cxl|mem0|port' | tail -n 30
+		echo "mem0 has no driver after 20 s"
+		return 1
+	fi
 	# one memdev, one pmem region (its namespace labels live in the LSA)
+	# (ndctl 76.1's cxl exits 0 when it created no region)
 	cxl create-region -t pmem -d decoder0.0 -w 1 -m mem0
+	if [ ! -e /sys/bus/nd/devices/region0 ]; then
+		dmesg | grep -i cxl | tail -n 60
+		return 1
+	fi
 }
 
 # Two fsdax namespaces in the region: the filesystem's two devices.
