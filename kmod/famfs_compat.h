@@ -58,7 +58,7 @@ static inline struct timespec64 inode_set_atime_to_ts(struct inode *inode,
 #endif
 
 /*
- * A write fault on a shared mapping of a raw range. 6.9 no longer exports
+ * A write fault on a shared mapping of a raw range. 6.12 does not export
  * vmf_insert_mixed_mkwrite(); the PTE is then mapped as the VMA allows,
  * and a write through a write-protected one takes a second fault that
  * makes it writable (wp_pfn_shared(), as there is no ->pfn_mkwrite).
