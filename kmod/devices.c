@@ -133,9 +133,10 @@ static int famfs_open_device(struct fs_context *fc, struct super_block *sb,
 {
 	struct famfs_sb_info *sbi = FAMFS_SB(sb);
 	struct block_device *bdev;
+	struct file *handle;
 	int rc;
 
-	bdev = blkdev_get_by_path(path, sbi->extra_mode, sb);
+	bdev = famfs_bdev_open(path, sbi->extra_write, sb, &handle);
 	if (IS_ERR(bdev)) {
 		famfs_errorf(fc, "famfs: cannot open %s: %ld", path,
 			     PTR_ERR(bdev));
@@ -143,7 +144,9 @@ static int famfs_open_device(struct fs_context *fc, struct super_block *sb,
 	}
 	rc = famfs_get_dax(fc, sb, bdev);
 	if (rc)
-		blkdev_put(bdev, sbi->extra_mode);
+		famfs_bdev_close(bdev, sbi->extra_write, handle);
+	else
+		sbi->dev[sbi->ndev - 1]->bdev_handle = handle;
 	return rc;
 }
 
@@ -156,8 +159,7 @@ int famfs_open_extra_devices(struct fs_context *fc, struct super_block *sb,
 	int rc;
 
 	sbi->fs_uuid = fsb->fs_uuid;
-	sbi->extra_mode = FMODE_READ | FMODE_EXCL |
-			  (sb_rdonly(sb) ? 0 : FMODE_WRITE);
+	sbi->extra_write = !sb_rdonly(sb);
 	for (i = 1; i < fsb->ndevices; i++) {
 		rc = famfs_open_device(fc, sb, sbi->extra[i - 1]);
 		if (rc)
@@ -183,9 +185,11 @@ static void famfs_put_last_device(struct super_block *sb)
 	fs_put_dax(dev->dax_dev, sb);
 	/* device 0 is the superblock's own, put by the VFS */
 	if (sbi->ndev > 0)
-		blkdev_put(dev->bdev, sbi->extra_mode);
+		famfs_bdev_close(dev->bdev, sbi->extra_write,
+				 dev->bdev_handle);
 	dev->dax_dev = NULL;
 	dev->bdev = NULL;
+	dev->bdev_handle = NULL;
 }
 
 int famfs_device_add(struct super_block *sb, const char *path, u32 index)

@@ -10,6 +10,7 @@
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
 
+#include "famfs_compat.h"
 #include "famfs_map.h"
 
 struct dax_device;
@@ -18,6 +19,7 @@ struct fs_context;
 /* One device of a mount; device 0 is the mount's own block device. */
 struct famfs_kdev {
 	struct block_device *bdev;
+	struct file *bdev_handle;	/* famfs_bdev_open()'s, devices 1.. */
 	struct dax_device *dax_dev;
 	u64 part_off;		/* byte offset of the bdev in the dax_device */
 	struct rb_root claims;	/* ranges the files use (claims.c) */
@@ -39,7 +41,7 @@ struct famfs_sb_info {
 	/* dev= mount options: devices 1.. in index order */
 	unsigned int nextra;
 	char *extra[FAMFS_KMOD_MAX_DEVICES - 1];
-	fmode_t extra_mode;
+	bool extra_write;	/* devices 1.. are open for writing */
 };
 
 /* Errors go to the mount's log during mount (@fc), to dmesg otherwise. */
@@ -116,7 +118,7 @@ int famfs_remove(struct dentry *parent, const char *name, u64 ino);
 /* .meta/dev<index>: the whole device, for user space's log access. */
 int famfs_add_meta_dev(struct super_block *sb, unsigned int index);
 void famfs_evict_inode(struct inode *inode);
-int famfs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+int famfs_setattr(FAMFS_IDMAP *idmap, struct dentry *dentry,
 		  struct iattr *attr);
 extern const struct inode_operations famfs_dir_inode_operations;
 extern const struct file_operations famfs_dir_operations;

@@ -96,7 +96,7 @@ out_unlock:
 }
 
 static vm_fault_t famfs_huge_fault(struct vm_fault *vmf,
-				   enum page_entry_size pe_size)
+				   FAMFS_FAULT_SIZE pe_size)
 {
 	struct inode *inode = file_inode(vmf->vma->vm_file);
 	bool write = (vmf->flags & FAULT_FLAG_WRITE) &&
@@ -115,7 +115,7 @@ static vm_fault_t famfs_huge_fault(struct vm_fault *vmf,
 
 static vm_fault_t famfs_fault(struct vm_fault *vmf)
 {
-	return famfs_huge_fault(vmf, PE_SIZE_PTE);
+	return famfs_huge_fault(vmf, FAMFS_FAULT_PTE);
 }
 
 static const struct vm_operations_struct famfs_vm_ops = {
@@ -130,7 +130,7 @@ static int famfs_file_mmap(struct file *file, struct vm_area_struct *vma)
 	file_accessed(file);
 	vma->vm_ops = &famfs_vm_ops;
 	/* Ask for PMD faults; dax_iomap_fault() falls back where unaligned. */
-	vma->vm_flags |= VM_HUGEPAGE;
+	vm_flags_set(vma, VM_HUGEPAGE);
 	return 0;
 }
 
@@ -153,7 +153,7 @@ const struct file_operations famfs_file_operations = {
 	.mmap			= famfs_file_mmap,
 	.get_unmapped_area	= thp_get_unmapped_area,
 	.fsync			= famfs_fsync,
-	.splice_read		= generic_file_splice_read,
+	.splice_read		= famfs_splice_read,
 	.unlocked_ioctl		= famfs_file_ioctl,
 };
 
@@ -189,7 +189,7 @@ static vm_fault_t famfs_meta_fault(struct vm_fault *vmf)
 	if (dax_direct_access(dev->dax_dev, PHYS_PFN(dev->part_off + pos),
 			      1, DAX_ACCESS, &kaddr, &pfn) == 1) {
 		if (vmf->flags & FAULT_FLAG_WRITE)
-			ret = vmf_insert_mixed_mkwrite(vmf->vma, vmf->address,
+			ret = famfs_insert_mixed_write(vmf->vma, vmf->address,
 						       pfn);
 		else
 			ret = vmf_insert_mixed(vmf->vma, vmf->address, pfn);
@@ -207,7 +207,7 @@ static int famfs_meta_mmap(struct file *file, struct vm_area_struct *vma)
 	if (!(vma->vm_flags & VM_SHARED)) {
 		if (vma->vm_flags & VM_WRITE)
 			return -EINVAL;
-		vma->vm_flags &= ~VM_MAYWRITE;
+		vm_flags_clear(vma, VM_MAYWRITE);
 	}
 	file_accessed(file);
 	vma->vm_ops = &famfs_meta_vm_ops;

@@ -4,7 +4,7 @@
  *
  * The tree lives only in the dcache, as in ramfs: every dentry is pinned
  * by one reference from the moment it is added until unmount, when
- * d_genocide() drops the pins. Entries are added only by the ioctls
+ * famfs_unpin_tree() drops the pins. Entries are added only by the ioctls
  * (replaying the log), never by create/mkdir/unlink from the VFS, so the
  * tree always matches the log.
  */
@@ -24,9 +24,9 @@ struct inode *famfs_new_inode(struct super_block *sb, umode_t mode)
 		return NULL;
 	inode->i_ino = get_next_ino();
 	inode->i_mode = mode;
-	inode->i_atime = current_time(inode);
-	inode->i_mtime = inode->i_atime;
-	inode->i_ctime = inode->i_atime;
+	inode_set_ctime_to_ts(inode,
+			      inode_set_mtime_to_ts(inode,
+			      inode_set_atime_to_ts(inode, current_time(inode))));
 	if (S_ISDIR(mode)) {
 		inode->i_op = &famfs_dir_inode_operations;
 		inode->i_fop = &famfs_dir_operations;
@@ -71,8 +71,7 @@ static int famfs_add_entry(struct dentry *parent, const char *name,
 	}
 	if (S_ISDIR(inode->i_mode))
 		inc_nlink(dir);
-	dir->i_mtime = current_time(dir);
-	dir->i_ctime = dir->i_mtime;
+	inode_set_ctime_to_ts(dir, inode_set_mtime_to_ts(dir, current_time(dir)));
 	/* The lookup reference becomes the pin. */
 	d_instantiate(dentry, inode);
 	inode = NULL;
@@ -90,8 +89,8 @@ static void famfs_set_attr(struct inode *inode, const struct famfs_attrs *a)
 		inode->i_ino = a->ino;
 	inode->i_uid = a->uid;
 	inode->i_gid = a->gid;
-	inode->i_mtime = a->mtime;
-	inode->i_ctime = a->ctime;
+	inode_set_mtime_to_ts(inode, a->mtime);
+	inode_set_ctime_to_ts(inode, a->ctime);
 }
 
 int famfs_add_file(struct dentry *parent, const char *name,
@@ -148,9 +147,9 @@ int famfs_remove(struct dentry *parent, const char *name, u64 ino)
 		rc = -ENOTEMPTY;
 	if (rc)
 		goto out_put;
-	dir->i_mtime = current_time(dir);
-	dir->i_ctime = dir->i_mtime;
-	inode->i_ctime = dir->i_mtime;
+	inode_set_ctime_to_ts(inode,
+			      inode_set_ctime_to_ts(dir,
+			      inode_set_mtime_to_ts(dir, current_time(dir))));
 	if (S_ISDIR(inode->i_mode)) {
 		clear_nlink(inode);
 		drop_nlink(dir);
@@ -173,18 +172,18 @@ out_unlock:
  * Size, mode and owner come from the log; the VFS may not change them
  * (a truncate would silently desert the allocation). Times may change.
  */
-int famfs_setattr(struct user_namespace *mnt_userns,
-			 struct dentry *dentry, struct iattr *attr)
+int famfs_setattr(FAMFS_IDMAP *idmap, struct dentry *dentry,
+		  struct iattr *attr)
 {
 	struct inode *inode = d_inode(dentry);
 	int rc;
 
 	if (attr->ia_valid & (ATTR_SIZE | ATTR_MODE | ATTR_UID | ATTR_GID))
 		return -EPERM;
-	rc = setattr_prepare(mnt_userns, dentry, attr);
+	rc = setattr_prepare(idmap, dentry, attr);
 	if (rc)
 		return rc;
-	setattr_copy(mnt_userns, inode, attr);
+	setattr_copy(idmap, inode, attr);
 	return 0;
 }
 

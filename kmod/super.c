@@ -246,7 +246,7 @@ static void famfs_kill_sb(struct super_block *sb)
 
 	/* Drop the pins that kept the tree in the dcache. */
 	if (sb->s_root)
-		d_genocide(sb->s_root);
+		famfs_unpin_tree(sb->s_root);
 	kill_block_super(sb);
 	/* put_super is not called when fill_super failed early. */
 	if (sbi)

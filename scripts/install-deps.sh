@@ -4,6 +4,12 @@
 # something is missing. Needs root (or sudo) when it has to install.
 set -eu
 
+# The second kernel the module and the VM tests run on (docs/kmod.md,
+# "Kernels"): Debian 12's 6.12 from bookworm-security, pinned because
+# bookworm has no metapackage for it. kmod/kver.cmake picks the newest
+# 6.12.*+deb12-amd64 installed; the main run stays on linux-image-amd64's.
+KERNEL_612=6.12.115+deb12-amd64
+
 PKGS="build-essential cmake pkg-config git
  libfuse3-dev fuse3
  libsqlite3-dev sqlite3
@@ -14,6 +20,7 @@ PKGS="build-essential cmake pkg-config git
  xfsprogs util-linux curl bc systemd rsync
  prometheus python3 python3-jsonschema python3-yaml
  qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
+ linux-image-$KERNEL_612-unsigned linux-headers-$KERNEL_612
  kmod cpio
  clang libclang-rt-14-dev
  debhelper dh-dkms dkms lintian rpm rpmlint mmdebstrap scdoc bash-completion fakeroot e2fsprogs"

@@ -8,8 +8,12 @@ set -eu
 command -v dkms >/dev/null || { echo "skip: no dkms"; exit 77; }
 DEBS=$(cd "$1" && pwd)
 W=$2
-KVER=$(ls /lib/modules | grep -- '-amd64$' | sort -V | tail -1)
-[ -f "/usr/src/linux-headers-$KVER/Makefile" ] || { echo "skip: no headers for $KVER"; exit 77; }
+# the newest kernel that has headers (an image alone cannot build)
+KVER=
+for k in $(ls /lib/modules | grep -- '-amd64$' | sort -rV); do
+	[ -f "/usr/src/linux-headers-$k/Makefile" ] && { KVER=$k; break; }
+done
+[ -n "$KVER" ] || { echo "skip: no kernel with headers"; exit 77; }
 rm -rf "$W" && mkdir -p "$W/x" "$W/tree"
 W=$(cd "$W" && pwd)
 dpkg-deb -x "$DEBS"/famfs-dkms_*_all.deb "$W/x"

@@ -76,7 +76,15 @@ for m in $MODS; do
 	modprobe -S "$KVER" --ignore-install --show-depends "$m" |
 		awk '$1 == "insmod" { print $2 }'
 done | sort -u | while read -r ko; do
-	install -D -m644 "$ko" "$ROOT$ko"
+	# 6.12's modules are xz-compressed; the guest's kmod hands them to the
+	# kernel as they are ("Invalid ELF header magic"), so unpack them here.
+	case "$ko" in
+	*.ko.xz)
+		mkdir -p "$(dirname "$ROOT$ko")"
+		xz -dc "$ko" >"$ROOT${ko%.xz}"
+		;;
+	*) install -D -m644 "$ko" "$ROOT$ko" ;;
+	esac
 done
 install -m644 "$KO" "$ROOT$MD/extra/famfs.ko"
 depmod -b "$ROOT" "$KVER"

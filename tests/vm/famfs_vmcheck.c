@@ -12,6 +12,8 @@
  *   verify-read|verify-mmap FILE SEED
  *   rw-cross FILE SEED            odd-sized I/O across chunk boundaries
  *   pmd FILE                      a 2 MiB (PMD) DAX fault really happens
+ *   bench FILE DAXDEV ROUNDS      P1c: mmap read of FILE vs the same bytes
+ *                                 in a devdax device (bench/results/kmod.md)
  *   mapinfo FILE                  the kernel's map size does not grow
  *   badmaps MOUNTPOINT            bad maps from user space get -EINVAL
  *   expect-rofs FILE              a client mount refuses writes
@@ -383,6 +385,128 @@ static int pmd_fault(const char *path)
 		fprintf(stderr, "%s: no PMD fault happened\n", path);
 		return 1;
 	}
+	return 0;
+}
+
+/* ---- P1c: mmap read through the mount vs the raw DAX device ------------- */
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Map @len bytes of @fd shared (2 MiB aligned for DAX), or NULL. */
+static void *map_shared(int fd, uint64_t len, int prot)
+{
+	void *p = mmap(NULL, len, prot, MAP_SHARED, fd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * Sum every word of a fresh mapping (a plain loop the compiler may
+ * vectorise: under TCG each guest instruction costs, and both sides run
+ * the same code); the seconds it took, or < 0.
+ */
+static double timed_read(int fd, uint64_t len, uint64_t *sum)
+{
+	const uint64_t *p = map_shared(fd, len, PROT_READ);
+	uint64_t s = 0;
+	double t0;
+
+	if (!p)
+		return -1;
+	t0 = now_s();
+	for (uint64_t i = 0; i < len / 8; i++)
+		s += p[i] ^ i;
+	t0 = now_s() - t0;
+	munmap((void *)p, len);
+	*sum = s;
+	return t0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Copy FILE into the devdax device, then ROUNDS times (alternating which
+ * goes first) read both through fresh mappings: every round's checksums
+ * must match and the file's faults must include PMD ones. Prints the
+ * throughput ratio file/raw per round and its median; asserts no time.
+ */
+static int bench(const char *path, const char *daxdev, unsigned rounds)
+{
+	const char *ev = TRACE "/events/fs_dax/dax_pmd_fault_done/enable";
+	double ratio[64], tf = 0, tr = 0;
+	int fd, dfd, mapped, fallback;
+	uint64_t size, sf, sr;
+	struct stat st;
+	void *src, *dst;
+
+	if (rounds < 1 || rounds > 64)
+		return fprintf(stderr, "bench: 1..64 rounds\n"), 1;
+	fd = open_size(path, O_RDONLY, &size);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return fail("open", path);
+	dfd = open(daxdev, O_RDWR);
+	if (dfd < 0)
+		return fail("open", daxdev);
+	if (size == 0 || size % (2 * MiB))
+		return fprintf(stderr, "%s: size not 2 MiB-aligned\n", path), 1;
+	src = map_shared(fd, size, PROT_READ);
+	dst = map_shared(dfd, size, PROT_READ | PROT_WRITE);
+	if (!src || !dst)
+		return fail("mmap (is the devdax device large enough?)", daxdev);
+	memcpy(dst, src, size);
+	if (memcmp(dst, src, size))
+		return fprintf(stderr, "%s: copy differs\n", daxdev), 1;
+	munmap(src, size);
+	munmap(dst, size);
+	if (write_str(TRACE "/trace", "") || write_str(ev, "1"))
+		return fail("enable tracepoint", ev);
+	for (unsigned r = 0; r < rounds; r++) {
+		double a, b;
+
+		if (r % 2) {
+			b = timed_read(dfd, size, &sr);
+			a = timed_read(fd, size, &sf);
+		} else {
+			a = timed_read(fd, size, &sf);
+			b = timed_read(dfd, size, &sr);
+		}
+		if (a <= 0 || b <= 0)
+			return fail("mmap", path);
+		if (sf != sr)
+			return fprintf(stderr, "round %u: checksums differ\n",
+				       r), 1;
+		ratio[r] = b / a;
+		tf += a;
+		tr += b;
+		printf("BENCH round %u: file %.0f MB/s, raw %.0f MB/s, "
+		       "ratio %.3f\n", r, size / a / 1e6, size / b / 1e6,
+		       ratio[r]);
+	}
+	write_str(ev, "0");
+	close(fd);
+	close(dfd);
+	if (count_pmd_faults((uint64_t)st.st_ino, &mapped, &fallback))
+		return fail("read", TRACE "/trace");
+	qsort(ratio, rounds, sizeof(ratio[0]), cmp_double);
+	printf("BENCH kmod_mmap_read %" PRIu64 " MiB x %u rounds: file %.0f "
+	       "MB/s, raw %s %.0f MB/s, median ratio %.3f (min %.3f, max "
+	       "%.3f); file PMD faults %d, fallbacks %d; bytes match\n",
+	       size / MiB, rounds, size * rounds / tf / 1e6, daxdev,
+	       size * rounds / tr / 1e6, ratio[rounds / 2], ratio[0],
+	       ratio[rounds - 1], mapped, fallback);
+	if (mapped < 1)
+		return fprintf(stderr, "%s: no PMD fault\n", path), 1;
 	return 0;
 }
 
@@ -933,6 +1057,8 @@ int main(int argc, char **argv)
 		return rw_cross(argv[2], seed_arg(argv[3]));
 	if (argc == 3 && !strcmp(cmd, "pmd"))
 		return pmd_fault(argv[2]);
+	if (argc == 5 && !strcmp(cmd, "bench"))
+		return bench(argv[2], argv[3], (unsigned)atoi(argv[4]));
 	if (argc == 3 && !strcmp(cmd, "mapinfo"))
 		return mapinfo(argv[2]);
 	if (argc == 3 && !strcmp(cmd, "badmaps"))
@@ -942,7 +1068,8 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(cmd, "expect-rofs"))
 		return expect_rofs(argv[2]);
 	fprintf(stderr, "usage: famfs-vmcheck mkfs|populate|live|write-mmap|"
-		"write-io|verify-read|verify-mmap|rw-cross|pmd|mapinfo|badmaps|"
-		"expect-rofs|grow|reuse|hold|http|cat-mmap ARGS (see the source)\n");
+		"write-io|verify-read|verify-mmap|rw-cross|pmd|bench|mapinfo|"
+		"badmaps|expect-rofs|grow|reuse|hold|http|cat-mmap ARGS (see the "
+		"source)\n");
 	return 2;
 }

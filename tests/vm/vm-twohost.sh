@@ -72,7 +72,7 @@ cxl=(-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
      -object memory-backend-file,id=cxl-mem0,share=on,mem-path=$WORK/cxl-mem0.raw,size=512M
      -object memory-backend-file,id=cxl-lsa0,share=on,mem-path=$WORK/cxl-lsa0.raw,size=2M
      -device cxl-rp,port=0,bus=cxl.1,id=root_port0,chassis=0,slot=2
-     -device cxl-type3,bus=root_port0,memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0
+     -device cxl-type3,bus=root_port0,memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0,sn=4096
      -device cxl-rp,port=1,bus=cxl.1,id=root_port1,chassis=0,slot=3
      -M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G,cxl-fmw.0.interleave-granularity=8k)
 

@@ -48,6 +48,23 @@ cross_chunks() {
 	famfs-vmcheck verify-read $IL 1
 }
 pmd_fault() { famfs-vmcheck pmd $IL; }
+
+# P1c (bench/results/kmod.md): mmap read of a 64 MiB file interleaved over
+# both devices vs the same bytes in a devdax namespace of the same region,
+# removed afterwards (the later checks need the space). Asserts matching
+# bytes and PMD faults, never a time.
+bench_mmap() {
+	famfs-vmcheck grow $MNT /bench 10 4 64
+	famfs-cli mount --replay $MNT
+	ndctl create-namespace -r region0 -m devdax -M mem -a 2M -s 80M \
+		>/tmp/bench-ns.json
+	ns=$(sed -n 's/.*"dev":"\(namespace[0-9.]*\)".*/\1/p' /tmp/bench-ns.json)
+	dax=$(sed -n 's/.*"chardev":"\(dax[0-9.]*\)".*/\1/p' /tmp/bench-ns.json)
+	rc=0
+	famfs-vmcheck bench $MNT/bench /dev/$dax 5 || rc=$?
+	ndctl destroy-namespace -f "$ns"
+	return $rc
+}
 map_size() {
 	famfs-vmcheck mapinfo $IL
 	famfs-vmcheck mapinfo $PLAIN
@@ -249,6 +266,7 @@ check write_patterns write_patterns
 check readback verify_all
 check cross_chunks cross_chunks
 check pmd_fault pmd_fault
+check bench_mmap bench_mmap
 check map_size map_size
 check bad_maps bad_maps
 check vfs_refuses vfs_refuses

@@ -60,24 +60,47 @@ memdev_by_serial() {
 	return 1
 }
 
-# The CXL stack, until both memdevs are there.
+# The memdevs' serials this guest has: vm-boot.sh gives it two, the
+# vm-twohost.sh guests one (twohost.sh sets CXL_SERIALS).
+CXL_SERIALS=${CXL_SERIALS:-4096 4097}
+
+# Every memdev of CXL_SERIALS is there and bound by cxl_mem.
+memdevs_ready() {
+	for s in $CXL_SERIALS; do
+		m=$(memdev_by_serial $s) || return 1
+		[ -e /sys/bus/cxl/devices/$m/driver ] || return 1
+	done
+}
+
+# The CXL stack, until every memdev is bound; fails naming them.
 cxl_modules() {
 	for m in cxl_acpi cxl_pci cxl_mem cxl_pmem nd_pmem nd_btt dax_pmem \
 		 device_dax kmem; do
 		modprobe $m
 	done
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		memdev_by_serial 4096 >/dev/null &&
-			memdev_by_serial 4097 >/dev/null && break
+	# until cxl_mem has bound every memdev (its endpoint port is enumerated)
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		memdevs_ready && return 0
 		sleep 1
 	done
+	ls /sys/bus/cxl/devices/
+	dmesg | grep -i -E 'cxl|mem[0-9]|port' | tail -n 30
+	echo "memdevs with serials $CXL_SERIALS not all bound after 20 s"
+	return 1
 }
 
 modprobe_cxl() {
-	cxl_modules
-	# one memdev (the 1 GiB one, serial 4096), one pmem region (its
-	# namespace labels live in the LSA)
+	cxl_modules || return 1
+	before=$(ls -d /sys/bus/cxl/devices/region* 2>/dev/null | wc -l)
+	# one memdev (the first, serial 4096), one pmem region (its namespace
+	# labels live in the LSA)
 	cxl create-region -t pmem -d decoder0.0 -w 1 -m $(memdev_by_serial 4096)
+	# (ndctl 76.1's cxl exits 0 when it created no region)
+	if [ "$(ls -d /sys/bus/cxl/devices/region* 2>/dev/null | wc -l)" -le "$before" ]; then
+		dmesg | grep -i cxl | tail -n 60
+		echo "cxl create-region made no region"
+		return 1
+	fi
 }
 
 # Two fsdax namespaces in the region: the filesystem's two devices.

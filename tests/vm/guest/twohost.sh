@@ -4,6 +4,7 @@
 # them, a famfsd on each answering https with a bearer token (the
 # certificates and token vm-twohost.sh made are in $TLS), and events each
 # guest publishes for the other (files under $WWW, served on port 8080).
+CXL_SERIALS=4096  # one memdev (vm-twohost.sh)
 . /tests/lib.sh
 . /tests/famfsd.sh
 TLS=/etc/famfs-test
