@@ -11,13 +11,10 @@ shared_region() {
 	# it and still claim its capacity: re-initialize the labels and lay
 	# out the same fsdax namespace again. Neither writes the namespace's
 	# data area, where famfs lives.
-	sleep 1
-	if [ ! -b $DEV ]; then
-		ndctl disable-region region0
-		ndctl init-labels -f all
-		ndctl enable-region region0
-		make_namespaces
-	fi
+	ndctl disable-region region0
+	ndctl init-labels -f all
+	ndctl enable-region region0
+	make_namespaces
 	[ -b $DEV ] && [ -b $DEV1 ]
 }
 

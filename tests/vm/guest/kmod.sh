@@ -95,8 +95,22 @@ live_create() {
 }
 
 # Until FILE exists; no deadline of its own (the guest's timeout is one).
+# wait_file FILE PID: until FILE exists; fails after 60 s or when the
+# process PID that is to create it has gone.
 wait_file() {
-	while [ ! -e "$1" ]; do sleep 0.1; done
+	i=0
+	while [ ! -e "$1" ]; do
+		if ! kill -0 "$2" 2>/dev/null; then
+			echo "process $2 ended before it made $1"
+			return 1
+		fi
+		i=$((i + 1))
+		if [ $i -gt 600 ]; then
+			echo "timed out after 60 s waiting for $1"
+			return 1
+		fi
+		sleep 0.1
+	done
 }
 
 # A file deleted while a process maps it, its memory then given to a new
@@ -111,7 +125,7 @@ delete_reuse() {
 	rm -f /tmp/hold /tmp/hold.ready
 	famfs-vmcheck hold $MNT/victim 5 /tmp/hold 9 &
 	holder=$!
-	wait_file /tmp/hold.ready
+	wait_file /tmp/hold.ready $holder
 	famfs-vmcheck reuse $MNT /victim /reuse 9
 	famfs-cli mount --replay $MNT | tee /tmp/replay.out
 	grep -q ' 1 removed,' /tmp/replay.out
