@@ -305,38 +305,46 @@ static int remove_stale(struct sync_ctx *c, int dirfd, struct famfs_node *dir,
 	return r;
 }
 
+/* Add @n to the directory open as @dirfd unless the mount has it. */
+static int add_one(struct sync_ctx *c, int dirfd, struct famfs_node *n)
+{
+	char path[FAMFS_PATH_MAX + 1];
+	struct famfs_attr a;
+	int r;
+
+	famfs_node_attr(n, &a);
+	r = famfs_node_is_dir(n) ? create_dir(dirfd, n, &a) :
+	    create_file(dirfd, n, &a);
+	if (!r && famfs_node_is_dir(n))
+		c->n->dirs++;
+	else if (!r)
+		c->n->files++;
+	else if (r == -EEXIST)
+		c->n->existing++;
+	else if (r == -EBUSY)
+		c->n->busy++;
+	if (r && r != -EEXIST && r != -EBUSY) {
+		famfs_node_path(n, path, sizeof(path));
+		return famfs_set_err(c->e, r, "%s%s: %s%s", c->mnt,
+				     path, strerror(-r), r == -EINVAL ?
+				     " (the kernel refused its map; "
+				     "see dmesg)" : "");
+	}
+	return 0;
+}
+
 /* Add the log's children of @dir that the mount lacks, depth first (pass
- * 2); pass 1 walks the same directories for remove_stale().
+ * 2); pass 1 walks the same directories for remove_stale() only.
  */
 static int add_missing(struct sync_ctx *c, int dirfd, struct famfs_node *dir)
 {
-	char path[FAMFS_PATH_MAX + 1];
 	struct famfs_node *n;
-	struct famfs_attr a;
 	int r, fd;
 
 	for (n = famfs_node_first_child(dir); n; n = famfs_node_next_sibling(n)) {
-		famfs_node_attr(n, &a);
-		if (c->removing)
-			goto descend;  /* pass 1 only looks for what to remove */
-		r = famfs_node_is_dir(n) ? create_dir(dirfd, n, &a) :
-		    create_file(dirfd, n, &a);
-		if (!r && famfs_node_is_dir(n))
-			c->n->dirs++;
-		else if (!r)
-			c->n->files++;
-		else if (r == -EEXIST)
-			c->n->existing++;
-		else if (r == -EBUSY)
-			c->n->busy++;
-		if (r && r != -EEXIST && r != -EBUSY) {
-			famfs_node_path(n, path, sizeof(path));
-			return famfs_set_err(c->e, r, "%s%s: %s%s", c->mnt,
-					     path, strerror(-r), r == -EINVAL ?
-					     " (the kernel refused its map; "
-					     "see dmesg)" : "");
-		}
-descend:
+		r = c->removing ? 0 : add_one(c, dirfd, n);
+		if (r)
+			return r;
 		if (!famfs_node_is_dir(n))
 			continue;
 		fd = openat(dirfd, famfs_node_name(n),
