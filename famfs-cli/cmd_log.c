@@ -34,6 +34,7 @@ static const char *type_name(uint16_t t)
 	case FAMFS_ENTRY_DEVICE_ADD: return "device_add";
 	case FAMFS_ENTRY_SETATTR: return "setattr";
 	case FAMFS_ENTRY_BATCH: return "batch";
+	case FAMFS_ENTRY_RENAME: return "rename";
 	default: return "unknown";
 	}
 }
@@ -86,6 +87,15 @@ static struct json_object *entry_json(uint64_t off, const struct famfs_entry_hdr
 		const struct famfs_entry_batch *b = (const void *)(h + 1);
 
 		json_object_object_add(o, "count", json_object_new_int64(b->count));
+	} else if (h->type == FAMFS_ENTRY_RENAME) {
+		const struct famfs_entry_rename *r = (const void *)(h + 1);
+
+		path = (const char *)(r + 1);
+		plen = r->old_len;
+		json_object_object_add(o, "target_seq", json_object_new_uint64(r->target_seq));
+		json_object_object_add(o, "replaced_seq", json_object_new_uint64(r->replaced_seq));
+		json_object_object_add(o, "new_path",
+				       json_object_new_string_len(path + plen, (int)r->new_len));
 	} else if (h->type == FAMFS_ENTRY_SETATTR) {
 		const struct famfs_entry_setattr *a = (const void *)(h + 1);
 
@@ -125,6 +135,8 @@ static int on_entry(void *arg, uint64_t off, const struct famfs_entry_hdr *h)
 	printf("%8" PRIu64 " %-10s @%-10" PRIu64, h->seq, type_name(h->type), off);
 	if (json_object_object_get_ex(o, "path", &p))
 		printf(" %s", json_object_get_string(p));
+	if (json_object_object_get_ex(o, "new_path", &p))
+		printf(" -> %s", json_object_get_string(p));
 	if (json_object_object_get_ex(o, "size", &sz))
 		printf(" (%" PRIu64 " bytes)", json_object_get_uint64(sz));
 	printf("\n");

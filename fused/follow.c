@@ -94,7 +94,19 @@ static void on_change(void *arg, const struct famfs_entry_hdr *h,
 	if (!parent || !name)
 		return;
 	famfs_node_attr(parent, &pa);
-	if (h->type == FAMFS_ENTRY_DELETE) {
+	if (h->type == FAMFS_ENTRY_RENAME && node) {
+		const struct famfs_entry_rename *r = (const void *)(h + 1);
+		struct famfs_attr na;
+
+		/* the new name: it named the replaced inode, or nothing */
+		if (r->replaced_seq)
+			fused_notify_delete(pa.ino, FAMFS_ROOT_INO + r->replaced_seq,
+					    name);
+		else
+			fused_notify_entry(pa.ino, name);
+		famfs_node_attr(node, &na);
+		fused_notify_inode(na.ino);  /* its ctime */
+	} else if (h->type == FAMFS_ENTRY_DELETE) {
 		const struct famfs_entry_delete *d = (const void *)(h + 1);
 
 		fused_notify_delete(pa.ino, FAMFS_ROOT_INO + d->target_seq, name);

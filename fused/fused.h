@@ -81,6 +81,8 @@ struct ofile {
 struct ofile *fused_ofile_new(void);
 void fused_ofile_free(struct ofile *of);
 void fused_ofiles_free_all(void);
+/* ops_read.c: directory snapshots whose RELEASEDIR never came (shutdown) */
+void fused_dirs_free_all(void);
 
 /* main.c */
 void fused_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

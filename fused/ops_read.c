@@ -95,11 +95,18 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		fuse_reply_attr(req, &st, fused.entry_timeout);
 }
 
-/* A directory listing is a snapshot taken at opendir. */
+/* A directory listing is a snapshot taken at opendir. Every snapshot is
+ * on a list: at unmount the kernel may not have sent RELEASEDIR for the
+ * last ones yet (a `find` just before `fusermount3 -u`).
+ */
 struct dir_snap {
 	size_t n, cap;
 	struct { char *name; uint64_t ino; mode_t mode; } *e;
+	struct dir_snap *prev, *next;
 };
+
+static pthread_mutex_t snaps_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct dir_snap *snaps;
 
 static void snap_add(void *arg, const char *name, uint64_t ino)
 {
@@ -121,8 +128,26 @@ static void snap_add(void *arg, const char *name, uint64_t ino)
 		d->n++;
 }
 
+static void snap_link(struct dir_snap *d)
+{
+	pthread_mutex_lock(&snaps_mu);
+	d->next = snaps;
+	if (snaps)
+		snaps->prev = d;
+	snaps = d;
+	pthread_mutex_unlock(&snaps_mu);
+}
+
 static void snap_free(struct dir_snap *d)
 {
+	pthread_mutex_lock(&snaps_mu);
+	if (d->prev)
+		d->prev->next = d->next;
+	else if (snaps == d)
+		snaps = d->next;
+	if (d->next)
+		d->next->prev = d->prev;
+	pthread_mutex_unlock(&snaps_mu);
 	for (size_t i = 0; i < d->n; i++)
 		free(d->e[i].name);
 	free(d->e);
@@ -163,6 +188,7 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		fuse_reply_err(req, r);
 		return;
 	}
+	snap_link(d);
 	fi->fh = (uintptr_t)d;
 	fi->cache_readdir = 0;
 	fuse_reply_open(req, fi);
@@ -471,4 +497,10 @@ void fused_ops_read(struct fuse_lowlevel_ops *ops)
 	ops->statfs = op_statfs;
 	ops->getxattr = op_getxattr;
 	ops->listxattr = op_listxattr;
+}
+
+void fused_dirs_free_all(void)
+{
+	while (snaps)
+		snap_free(snaps);
 }

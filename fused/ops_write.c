@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -355,12 +356,16 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
 	if (refuse_client(req))
 		return;
-	if (flags) {
+	if (flags & ~RENAME_NOREPLACE) {
+		/* the log has no entry that swaps two names atomically */
+		fused_log("rename %s: %s is not supported (EINVAL)", name,
+			  (flags & RENAME_EXCHANGE) ? "RENAME_EXCHANGE" :
+			  "RENAME_WHITEOUT");
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	/* a committed file cannot move (no rename entry): EXDEV makes mv copy */
-	fuse_reply_err(req, -pend_rename(parent, name, newparent, newname));
+	fuse_reply_err(req, -pend_rename(parent, name, newparent, newname,
+					 flags & RENAME_NOREPLACE));
 }
 
 /* The two writable virtual xattrs steer when an ingest's file commits

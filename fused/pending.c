@@ -358,38 +358,34 @@ bool pend_dir_has_children(uint64_t dir)
 	return any;
 }
 
-int pend_rename(uint64_t parent, const char *name, uint64_t newparent,
-		const char *newname)
+/* A pending file @pf moves onto @newname: what holds it goes first. */
+static int move_pending(struct pfile *pf, uint64_t newparent,
+			const char *newname, const char *newpath, bool noreplace)
 {
-	char path[FAMFS_PATH_MAX + 2];
+	struct pfile *victim = find_name(newparent, newname);
 	struct fuse_entry_param tmp;
-	struct pfile *pf, *victim;
+	struct famfs_err e = { 0 };
 	char *dup;
 	int r;
 
-	r = fused_child_path(newparent, newname, path, sizeof(path));
-	if (r)
-		return r;
-	pthread_mutex_lock(&fused.pend_mu);
-	pf = find_name(parent, name);
-	if (!pf) {
-		pthread_mutex_unlock(&fused.pend_mu);
-		return -EXDEV; /* committed: no rename in the log; mv copies */
-	}
+	if (victim == pf)
+		return 0;
 	if (fused_lookup_committed(newparent, newname, &tmp) == 0) {
-		pthread_mutex_unlock(&fused.pend_mu);
+		if (noreplace)
+			return -EEXIST;
+		if (S_ISDIR(tmp.attr.st_mode))
+			return -EISDIR;
+		r = famfs_unlink(fused.fs, newpath, &e);
+		if (r) {
+			fused_log("rename onto %s: %s", newpath, e.msg);
+			return r;
+		}
+	} else if (victim && noreplace) {
 		return -EEXIST;
 	}
-	victim = find_name(newparent, newname);
-	if (victim == pf) {
-		pthread_mutex_unlock(&fused.pend_mu);
-		return 0;
-	}
 	dup = strdup(newname);
-	if (!dup) {
-		pthread_mutex_unlock(&fused.pend_mu);
+	if (!dup)
 		return -ENOMEM;
-	}
 	if (victim) {
 		live_unlink(victim);
 		victim->unlinked = true;
@@ -398,8 +394,64 @@ int pend_rename(uint64_t parent, const char *name, uint64_t newparent,
 	free(pf->name);
 	pf->name = dup;
 	pf->parent = newparent;
-	pthread_mutex_unlock(&fused.pend_mu);
 	return 0;
+}
+
+/* A committed node moves by a RENAME entry; a pending file it replaces
+ * is dropped once the entry is in the log.
+ */
+static int move_committed(const char *oldpath, uint64_t newparent,
+			  const char *newname, const char *newpath,
+			  bool noreplace)
+{
+	struct pfile *victim = find_name(newparent, newname);
+	struct famfs_err e = { 0 };
+	struct fuse_entry_param tmp;
+	int r;
+
+	if (victim && noreplace)
+		return -EEXIST;
+	if (!noreplace && fused_lookup_committed(newparent, newname, &tmp) == 0 &&
+	    S_ISDIR(tmp.attr.st_mode))
+		for (struct pfile *p = fused.pend_live; p; p = p->live_next)
+			if (p->parent == tmp.attr.st_ino)
+				return -ENOTEMPTY;
+	r = famfs_rename(fused.fs, oldpath, newpath,
+			 noreplace ? FAMFS_RENAME_NOREPLACE : 0, &e);
+	if (r) {
+		if (r != -EEXIST && r != -ENOTEMPTY)
+			fused_log("rename %s -> %s: %s", oldpath, newpath, e.msg);
+		return r;
+	}
+	if (victim) {
+		live_unlink(victim);
+		victim->unlinked = true;
+		maybe_free(victim);
+	}
+	return 0;
+}
+
+int pend_rename(uint64_t parent, const char *name, uint64_t newparent,
+		const char *newname, bool noreplace)
+{
+	char oldpath[FAMFS_PATH_MAX + 2], newpath[FAMFS_PATH_MAX + 2];
+	struct pfile *pf;
+	int r;
+
+	r = fused_child_path(parent, name, oldpath, sizeof(oldpath));
+	if (!r)
+		r = fused_child_path(newparent, newname, newpath, sizeof(newpath));
+	if (r)
+		return r;
+	pthread_mutex_lock(&fused.pend_mu);
+	pf = find_name(parent, name);
+	if (pf)
+		r = move_pending(pf, newparent, newname, newpath, noreplace);
+	else
+		r = move_committed(oldpath, newparent, newname, newpath,
+				   noreplace);
+	pthread_mutex_unlock(&fused.pend_mu);
+	return r;
 }
 
 int pend_setattr(uint64_t ino, const struct stat *st, int to_set,

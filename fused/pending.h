@@ -41,8 +41,11 @@ void pend_release(struct pfile *pf);
 void pend_forget(uint64_t ino, uint64_t n);
 int pend_unlink(uint64_t parent, const char *name);
 bool pend_dir_has_children(uint64_t dir);
+/* rename(2) of a pending or committed file or directory (RENAME entry);
+ * @noreplace: RENAME_NOREPLACE.
+ */
 int pend_rename(uint64_t parent, const char *name, uint64_t newparent,
-		const char *newname);
+		const char *newname, bool noreplace);
 int pend_setattr(uint64_t ino, const struct stat *st, int to_set,
 		 struct stat *out, uint64_t *committed);
 /* JSON of user.famfs.map (malloc'ed), or *committed, or *err. */

@@ -174,6 +174,29 @@ static int apply_mkdir(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	return 0;
 }
 
+/* Delete @n by entry @seq (a DELETE, or a RENAME over it): its space waits
+ * in the tombstone list until every client is past @seq.
+ */
+static void drop_node(struct famfs_fs *fs, struct famfs_node *n, uint64_t seq)
+{
+	if (n->map) {
+		struct famfs_fmap *m = malloc(famfs_fmap_sizeof(n->map->nitems));
+
+		if (m) {
+			memcpy(m, n->map, famfs_fmap_sizeof(n->map->nitems));
+			famfs_pending_add(fs, seq, n->holds ? n : NULL, m);
+		}
+		fs->nfiles--;
+		fs->file_bytes -= n->size;
+		fs->alloc_bytes -= famfs_fmap_bytes(n->map);
+	} else {
+		fs->ndirs--;
+	}
+	if (n->holds)
+		n->delete_seq = seq;
+	famfs_ns_remove(fs, n);
+}
+
 static int apply_delete(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 			char *why, size_t whylen)
 {
@@ -204,22 +227,7 @@ static int apply_delete(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	}
 	dir = n->parent;
 	snprintf(name, sizeof(name), "%s", n->name);
-	if (n->map) {
-		struct famfs_fmap *m = malloc(famfs_fmap_sizeof(n->map->nitems));
-
-		if (m) {
-			memcpy(m, n->map, famfs_fmap_sizeof(n->map->nitems));
-			famfs_pending_add(fs, h->seq, n->holds ? n : NULL, m);
-		}
-		fs->nfiles--;
-		fs->file_bytes -= n->size;
-		fs->alloc_bytes -= famfs_fmap_bytes(n->map);
-	} else {
-		fs->ndirs--;
-	}
-	if (n->holds)
-		n->delete_seq = h->seq;
-	famfs_ns_remove(fs, n);
+	drop_node(fs, n, h->seq);
 	notify(fs, h, NULL, dir, name);
 	return 0;
 }
@@ -328,6 +336,119 @@ static int apply_setattr(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	return 0;
 }
 
+/* What RENAME may not do: move the root, a node into itself, or replace
+ * a node of the other kind or a directory that is not empty.
+ */
+static int rename_check(struct famfs_node *n, struct famfs_node *dir,
+			struct famfs_node *victim, uint64_t replaced_seq,
+			const char *np, uint16_t nlen, char *why, size_t whylen)
+{
+	if (S_ISDIR_MODE(n->mode))
+		for (struct famfs_node *a = dir; a; a = a->parent)
+			if (a == n) {
+				snprintf(why, whylen, "rename of a directory "
+					 "into itself ('%.*s')", (int)nlen, np);
+				return -EINVAL;
+			}
+	if (victim == n) {
+		snprintf(why, whylen, "rename of '%.*s' onto itself",
+			 (int)nlen, np);
+		return -EINVAL;
+	}
+	if (!victim && replaced_seq) {
+		snprintf(why, whylen, "rename onto '%.*s': the entry %llu it "
+			 "replaces is not there", (int)nlen, np,
+			 (unsigned long long)replaced_seq);
+		return -ENOENT;
+	}
+	if (!victim)
+		return 0;
+	if (victim->create_seq != replaced_seq) {
+		snprintf(why, whylen, "'%.*s' already exists (entry %llu, the "
+			 "rename replaces %llu)", (int)nlen, np,
+			 (unsigned long long)victim->create_seq,
+			 (unsigned long long)replaced_seq);
+		return -EEXIST;
+	}
+	if (S_ISDIR_MODE(victim->mode) != S_ISDIR_MODE(n->mode)) {
+		snprintf(why, whylen, "rename onto '%.*s': %s", (int)nlen, np,
+			 S_ISDIR_MODE(victim->mode) ? "a file cannot replace a "
+			 "directory" : "a directory cannot replace a file");
+		return S_ISDIR_MODE(victim->mode) ? -EISDIR : -ENOTDIR;
+	}
+	if (victim->nchildren) {
+		snprintf(why, whylen, "rename onto '%.*s': a directory that is "
+			 "not empty", (int)nlen, np);
+		return -ENOTEMPTY;
+	}
+	return 0;
+}
+
+/* Format 1.2: move a live node to a new path, deleting what held it. */
+static int apply_rename(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
+			char *why, size_t whylen)
+{
+	const struct famfs_entry_rename *a = (const void *)(h + 1);
+	const char *op = (const char *)(a + 1), *np = op + a->old_len, *name;
+	char cur[FAMFS_PATH_MAX + 2], oldname[FAMFS_NAME_MAX + 1];
+	struct famfs_node *n, *dir, *olddir, *victim;
+	char *ext;
+	size_t nlen;
+	int r;
+
+	if (h->len < sizeof(*h) + sizeof(*a) + (uint64_t)a->old_len + a->new_len) {
+		snprintf(why, whylen, "rename entry too short");
+		return -EINVAL;
+	}
+	r = check_path(op, a->old_len, why, whylen);
+	if (!r)
+		r = check_path(np, a->new_len, why, whylen);
+	if (r)
+		return r;
+	n = famfs_node_by_ino(fs, FAMFS_ROOT_INO + a->target_seq);
+	if (!n || n->deleted || n == fs->root) {
+		snprintf(why, whylen, "rename of '%.*s': entry %llu is not live",
+			 (int)a->old_len, op, (unsigned long long)a->target_seq);
+		return -ENOENT;
+	}
+	r = famfs_node_path(n, cur, sizeof(cur));
+	if (r < 0 || (size_t)r != a->old_len || memcmp(cur, op, a->old_len)) {
+		snprintf(why, whylen, "rename of '%.*s': entry %llu is not there",
+			 (int)a->old_len, op, (unsigned long long)a->target_seq);
+		return -ENOENT;
+	}
+	dir = famfs_ns_parent_cached(fs, np, a->new_len, &name, &nlen);
+	if (!dir) {
+		snprintf(why, whylen, "rename to '%.*s': parent is not a directory",
+			 (int)a->new_len, np);
+		return -ENOENT;
+	}
+	if (nlen > FAMFS_NAME_MAX) {
+		snprintf(why, whylen, "name longer than %d bytes", FAMFS_NAME_MAX);
+		return -ENAMETOOLONG;
+	}
+	victim = famfs_ns_child(fs, dir, name, nlen);
+	r = rename_check(n, dir, victim, a->replaced_seq, np, a->new_len, why,
+			 whylen);
+	if (r)
+		return r;
+	/* the name gets its memory first: nothing to undo after */
+	r = famfs_ns_move_prepare(fs, n, nlen, &ext);
+	if (r) {
+		snprintf(why, whylen, "out of memory");
+		return r;
+	}
+	olddir = n->parent;
+	snprintf(oldname, sizeof(oldname), "%s", n->name);
+	if (victim)
+		drop_node(fs, victim, h->seq);
+	famfs_ns_move(fs, n, dir, name, nlen, ext);
+	n->ctime_ns = h->logged_ns;
+	notify(fs, h, NULL, olddir, oldname);
+	notify(fs, h, n, dir, n->name);
+	return 0;
+}
+
 int famfs_batch_inner_check(const struct famfs_entry_hdr *b, uint64_t off,
 			    uint64_t seq, char *why, size_t whylen)
 {
@@ -389,6 +510,8 @@ int famfs_apply_entry(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		return apply_setattr(fs, h, why, whylen);
 	case FAMFS_ENTRY_BATCH:
 		return apply_batch(fs, h, why, whylen);
+	case FAMFS_ENTRY_RENAME:
+		return apply_rename(fs, h, why, whylen);
 	default:
 		if (h->flags & FAMFS_ENTRY_F_OPTIONAL)
 			return 0;

@@ -137,7 +137,10 @@ enum famfs_tail_state {
  * the write lock held: it must not call into libfamfs and should only queue
  * work (e.g. FUSE notifications sent later from another thread). For a
  * DELETE, @node is NULL (or a held zombie) and the deleted inode number is
- * FAMFS_ROOT_INO + the delete entry's target_seq.
+ * FAMFS_ROOT_INO + the delete entry's target_seq. A RENAME calls twice:
+ * first with @node NULL and the old (@parent, @name), then with the moved
+ * @node at its new (@parent, @name); a node it replaced (deleted) has
+ * inode FAMFS_ROOT_INO + the entry's replaced_seq.
  */
 typedef void (*famfs_change_fn)(void *arg, const struct famfs_entry_hdr *h,
 				struct famfs_node *node,
@@ -342,6 +345,19 @@ int famfs_mkdir(struct famfs_fs *fs, const char *path, uint32_t mode,
 		uint32_t uid, uint32_t gid, struct famfs_err *e);
 /* A file, or an empty directory: appends a tombstone. */
 int famfs_unlink(struct famfs_fs *fs, const char *path, struct famfs_err *e);
+
+/*
+ * famfs_rename() - move the committed file or directory @oldpath to
+ * @newpath with one RENAME log entry (format 1.2), as rename(2): the node
+ * keeps its inode and data; a file (or empty directory) at @newpath is
+ * deleted by the same entry (its space is reused only when every client
+ * is past it, as after famfs_unlink()). FAMFS_RENAME_NOREPLACE: -EEXIST
+ * instead. A directory cannot move into itself (-EINVAL), a file cannot
+ * replace a directory (-EISDIR) nor a directory a file (-ENOTDIR).
+ */
+#define FAMFS_RENAME_NOREPLACE 0x1
+int famfs_rename(struct famfs_fs *fs, const char *oldpath, const char *newpath,
+		 unsigned flags, struct famfs_err *e);
 
 /*
  * famfs_device_add() - grow the filesystem by the device at @path (not

@@ -37,7 +37,7 @@
 #define FAMFS_BLOCKS_PER_UNIT (FAMFS_UNIT_SIZE / FAMFS_BLOCK_SIZE)
 
 #define FAMFS_FORMAT_MAJOR 1
-#define FAMFS_FORMAT_MINOR 1 /* 1.1: SETATTR entries; 1.0 is still read */
+#define FAMFS_FORMAT_MINOR 2 /* 1.1: SETATTR, BATCH; 1.2: RENAME; 1.0 is still read */
 
 #define FAMFS_MAX_DEVICES 64
 #define FAMFS_MAX_STRIPS 64
@@ -168,6 +168,7 @@ enum famfs_entry_type {
 	FAMFS_ENTRY_DEVICE_ADD = 4,
 	FAMFS_ENTRY_SETATTR = 5,    /* 1.1: mode, owner, times, size */
 	FAMFS_ENTRY_BATCH = 6,      /* 1.1: entries committed all or nothing */
+	FAMFS_ENTRY_RENAME = 7,     /* 1.2: move a file or directory */
 };
 
 #define FAMFS_ENTRY_F_OPTIONAL 0x0001 /* a reader may skip an unknown type */
@@ -286,5 +287,20 @@ struct famfs_entry_batch {
 	uint32_t reserved;
 };
 FAMFS_STATIC_ASSERT(sizeof(struct famfs_entry_batch) == 8, "batch size");
+
+/* RENAME (format 1.2): hdr, this, old path bytes, new path bytes, pad.
+ * Moves the live node entry @target_seq created to the new path; the node
+ * keeps its inode number and map. A node that held the new name (entry
+ * @replaced_seq, 0: the name was free) is deleted by this entry as by a
+ * DELETE with this entry's seq (its space waits for the clients).
+ */
+struct famfs_entry_rename {
+	uint64_t target_seq;       /* entry that created the node that moves */
+	uint64_t replaced_seq;     /* entry that created the node replaced; 0 */
+	uint16_t old_len;          /* old path bytes (checked against the tree) */
+	uint16_t new_len;          /* new path bytes */
+	uint32_t reserved;
+};
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_entry_rename) == 24, "rename size");
 
 #endif /* FAMFS_FORMAT_H */

@@ -47,12 +47,15 @@ struct famfs_node {
 	uint32_t nchildren;
 	uint32_t holds;
 	bool deleted;
+	uint16_t name_cap;            /* bytes of name_buf (a rename may not fit) */
 	uint64_t delete_seq;
 	uint64_t size;
 	uint64_t mtime_ns, ctime_ns, atime_ns;
 	struct famfs_fmap *map;       /* from fs->arena */
 	struct famfs_node *zombie_next;
-	char name[];                  /* NUL-terminated */
+	char *name;                   /* name_buf, or an arena block after a
+				       * rename to a longer name */
+	char name_buf[];              /* NUL-terminated */
 };
 
 /* (parent, name) -> node: open addressing, linear probing. */
@@ -190,6 +193,8 @@ int famfs_label_check(const struct famfs_dev_label *l, const char *path,
 		      struct famfs_err *e);
 void famfs_sb_seal(struct famfs_superblock *sb);
 int famfs_sb_write(struct famfs_fs *fs);
+/* Before the first entry of format 1.@minor: rewrite both superblocks. */
+void famfs_sb_raise_minor(struct famfs_fs *fs, uint16_t minor);
 
 /* ns.c */
 int famfs_ns_init(struct famfs_fs *fs);
@@ -197,6 +202,15 @@ void famfs_ns_free(struct famfs_fs *fs);
 struct famfs_node *famfs_ns_add(struct famfs_fs *fs, struct famfs_node *dir,
 				const char *name, size_t nlen, uint64_t seq);
 void famfs_ns_remove(struct famfs_fs *fs, struct famfs_node *n);
+/* Rename: first the memory a longer name needs (*@ext, or NULL when it
+ * fits), which may fail; then the move of @n to the free @name in @dir
+ * (no cycle check here), which cannot.
+ */
+int famfs_ns_move_prepare(struct famfs_fs *fs, const struct famfs_node *n,
+			  size_t nlen, char **ext);
+void famfs_ns_move(struct famfs_fs *fs, struct famfs_node *n,
+		   struct famfs_node *dir, const char *name, size_t nlen,
+		   char *ext);
 /* Split @path into parent dir + last name; NULL if the parent is absent. */
 struct famfs_node *famfs_ns_parent(struct famfs_fs *fs, const char *path,
 				   size_t plen, const char **name,

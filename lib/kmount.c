@@ -40,6 +40,7 @@ struct sync_ctx {
 	struct famfs_kmount_count *n;
 	struct famfs_err *e;
 	const char *mnt;
+	bool removing;            /* pass 1 removes, pass 2 adds */
 };
 
 /* MNT/.meta/dev0, dev1, ...: the devices the mount has. */
@@ -304,37 +305,52 @@ static int remove_stale(struct sync_ctx *c, int dirfd, struct famfs_node *dir,
 	return r;
 }
 
-/* Add the log's children of @dir that the mount lacks, depth first. */
-static int add_missing(struct sync_ctx *c, int dirfd, struct famfs_node *dir)
+/* Add @n to the directory open as @dirfd unless the mount has it. */
+static int add_one(struct sync_ctx *c, int dirfd, struct famfs_node *n)
 {
 	char path[FAMFS_PATH_MAX + 1];
-	struct famfs_node *n;
 	struct famfs_attr a;
+	int r;
+
+	famfs_node_attr(n, &a);
+	r = famfs_node_is_dir(n) ? create_dir(dirfd, n, &a) :
+	    create_file(dirfd, n, &a);
+	if (!r && famfs_node_is_dir(n))
+		c->n->dirs++;
+	else if (!r)
+		c->n->files++;
+	else if (r == -EEXIST)
+		c->n->existing++;
+	else if (r == -EBUSY)
+		c->n->busy++;
+	if (r && r != -EEXIST && r != -EBUSY) {
+		famfs_node_path(n, path, sizeof(path));
+		return famfs_set_err(c->e, r, "%s%s: %s%s", c->mnt,
+				     path, strerror(-r), r == -EINVAL ?
+				     " (the kernel refused its map; "
+				     "see dmesg)" : "");
+	}
+	return 0;
+}
+
+/* Add the log's children of @dir that the mount lacks, depth first (pass
+ * 2); pass 1 walks the same directories for remove_stale() only.
+ */
+static int add_missing(struct sync_ctx *c, int dirfd, struct famfs_node *dir)
+{
+	struct famfs_node *n;
 	int r, fd;
 
 	for (n = famfs_node_first_child(dir); n; n = famfs_node_next_sibling(n)) {
-		famfs_node_attr(n, &a);
-		r = famfs_node_is_dir(n) ? create_dir(dirfd, n, &a) :
-		    create_file(dirfd, n, &a);
-		if (!r && famfs_node_is_dir(n))
-			c->n->dirs++;
-		else if (!r)
-			c->n->files++;
-		else if (r == -EEXIST)
-			c->n->existing++;
-		else if (r == -EBUSY)
-			c->n->busy++;
-		if (r && r != -EEXIST && r != -EBUSY) {
-			famfs_node_path(n, path, sizeof(path));
-			return famfs_set_err(c->e, r, "%s%s: %s%s", c->mnt,
-					     path, strerror(-r), r == -EINVAL ?
-					     " (the kernel refused its map; "
-					     "see dmesg)" : "");
-		}
+		r = c->removing ? 0 : add_one(c, dirfd, n);
+		if (r)
+			return r;
 		if (!famfs_node_is_dir(n))
 			continue;
 		fd = openat(dirfd, famfs_node_name(n),
 			    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 && c->removing && errno == ENOENT)
+			continue;  /* not in the mount yet: nothing to remove */
 		if (fd < 0)
 			return famfs_set_err(c->e, -errno, "cannot open a "
 					     "directory of %s", c->mnt);
@@ -348,7 +364,8 @@ static int add_missing(struct sync_ctx *c, int dirfd, struct famfs_node *dir)
 
 static int sync_dir(struct sync_ctx *c, int dirfd, struct famfs_node *dir)
 {
-	int r = remove_stale(c, dirfd, dir, dir == famfs_root(c->fs));
+	int r = c->removing ? remove_stale(c, dirfd, dir,
+					   dir == famfs_root(c->fs)) : 0;
 
 	return r ? r : add_missing(c, dirfd, dir);
 }
@@ -386,7 +403,15 @@ FAMFS_EXPORT int famfs_kmount_sync(struct famfs_kmount *km,
 				     strerror(errno));
 	c.fs = km->fs;
 	famfs_fs_rdlock(km->fs);
+	/* Every removal before any add: a renamed file (RENAME entry, same
+	 * inode and map at a new name) is added only after its old name is
+	 * gone, else the module sees its map claimed twice.
+	 */
+	c.removing = true;
 	r = sync_dir(&c, rootfd, famfs_root(km->fs));
+	c.removing = false;
+	if (!r)
+		r = sync_dir(&c, rootfd, famfs_root(km->fs));
 	famfs_fs_unlock(km->fs);
 	close(rootfd);
 	/* Busy files are tried again next time. */

@@ -138,6 +138,8 @@ int famfs_ns_init(struct famfs_fs *fs)
 		return -ENOMEM;
 	}
 	memset(fs->root, 0, sizeof(*fs->root) + 1);
+	fs->root->name = fs->root->name_buf;
+	fs->root->name_cap = 1;
 	fs->root->ino = FAMFS_ROOT_INO;
 	fs->root->mode = 040755;
 	fs->root->mtime_ns = fs->root->ctime_ns = fs->sb.created_ns;
@@ -156,10 +158,18 @@ void famfs_ns_map_free(struct famfs_fs *fs, struct famfs_fmap *m)
 		famfs_arena_free(&fs->arena, m, famfs_fmap_sizeof(m->nitems));
 }
 
+static void name_free(struct famfs_fs *fs, struct famfs_node *n)
+{
+	if (n->name != n->name_buf)
+		famfs_arena_free(&fs->arena, n->name, strlen(n->name) + 1);
+	n->name = n->name_buf;
+}
+
 void famfs_ns_node_free(struct famfs_fs *fs, struct famfs_node *n)
 {
 	famfs_ns_map_free(fs, n->map);
-	famfs_arena_free(&fs->arena, n, sizeof(*n) + strlen(n->name) + 1);
+	name_free(fs, n);
+	famfs_arena_free(&fs->arena, n, sizeof(*n) + n->name_cap);
 }
 
 /* Nodes and maps all live in the arena: dropping it frees them. */
@@ -182,6 +192,23 @@ struct famfs_node *famfs_ns_child(struct famfs_fs *fs, struct famfs_node *dir,
 	return names_find(&fs->names, h, dir, name, nlen)->node;
 }
 
+/* Make @n (named, not linked) a child of @dir; the name table has room. */
+static void link_in(struct famfs_fs *fs, struct famfs_node *n,
+		    struct famfs_node *dir)
+{
+	n->parent = dir;
+	n->name_hash = famfs_hash_name(n->name, strlen(n->name), dir->ino);
+	*names_free_slot(&fs->names, n->name_hash) =
+		(struct name_slot){ .hash = n->name_hash, .node = n };
+	fs->names.count++;
+	n->prev_sibling = NULL;
+	n->next_sibling = dir->first_child;
+	if (dir->first_child)
+		dir->first_child->prev_sibling = n;
+	dir->first_child = n;
+	dir->nchildren++;
+}
+
 struct famfs_node *famfs_ns_add(struct famfs_fs *fs, struct famfs_node *dir,
 				const char *name, size_t nlen, uint64_t seq)
 {
@@ -194,25 +221,18 @@ struct famfs_node *famfs_ns_add(struct famfs_fs *fs, struct famfs_node *dir,
 		return NULL;
 	}
 	memset(n, 0, sizeof(*n));
+	n->name = n->name_buf;
+	n->name_cap = (uint16_t)(nlen + 1);
 	memcpy(n->name, name, nlen);
 	n->name[nlen] = '\0';
 	n->ino = FAMFS_ROOT_INO + seq;
 	n->create_seq = seq;
-	n->parent = dir;
-	n->name_hash = famfs_hash_name(name, nlen, dir->ino);
-	*names_free_slot(&fs->names, n->name_hash) =
-		(struct name_slot){ .hash = n->name_hash, .node = n };
-	fs->names.count++;
-	n->next_sibling = dir->first_child;
-	if (dir->first_child)
-		dir->first_child->prev_sibling = n;
-	dir->first_child = n;
-	dir->nchildren++;
+	link_in(fs, n, dir);
 	return n;
 }
 
-/* Unlink @n from tree and tables; a held node lives on as a zombie. */
-void famfs_ns_remove(struct famfs_fs *fs, struct famfs_node *n)
+/* Unlink @n from its directory and the name table (not the ino table). */
+static void link_out(struct famfs_fs *fs, struct famfs_node *n)
 {
 	struct famfs_node *dir = n->parent;
 	struct name_slot *s = names_find(&fs->names, n->name_hash, dir, n->name,
@@ -220,12 +240,6 @@ void famfs_ns_remove(struct famfs_fs *fs, struct famfs_node *n)
 
 	if (s->node == n)
 		names_remove(&fs->names, s);
-	if (n->create_seq < fs->inos.cap && fs->inos.by_seq[n->create_seq] == n)
-		fs->inos.by_seq[n->create_seq] = NULL;
-	if (S_ISDIR_MODE(n->mode))
-		for (size_t i = 0; i < ARRAY_SIZE(fs->parent_cache); i++)
-			if (fs->parent_cache[i] == n)
-				fs->parent_cache[i] = NULL;
 	if (n->prev_sibling)
 		n->prev_sibling->next_sibling = n->next_sibling;
 	else
@@ -233,6 +247,42 @@ void famfs_ns_remove(struct famfs_fs *fs, struct famfs_node *n)
 	if (n->next_sibling)
 		n->next_sibling->prev_sibling = n->prev_sibling;
 	dir->nchildren--;
+}
+
+int famfs_ns_move_prepare(struct famfs_fs *fs, const struct famfs_node *n,
+			  size_t nlen, char **ext)
+{
+	*ext = NULL;
+	if (nlen + 1 <= n->name_cap)
+		return 0;
+	*ext = famfs_arena_alloc(&fs->arena, nlen + 1);
+	return *ext ? 0 : -ENOMEM;
+}
+
+void famfs_ns_move(struct famfs_fs *fs, struct famfs_node *n,
+		   struct famfs_node *dir, const char *name, size_t nlen,
+		   char *ext)
+{
+	link_out(fs, n);
+	name_free(fs, n);
+	if (ext)
+		n->name = ext;
+	memcpy(n->name, name, nlen);
+	n->name[nlen] = '\0';
+	/* children are keyed by their parent's pointer and inode: unchanged */
+	link_in(fs, n, dir);
+}
+
+/* Unlink @n from tree and tables; a held node lives on as a zombie. */
+void famfs_ns_remove(struct famfs_fs *fs, struct famfs_node *n)
+{
+	link_out(fs, n);
+	if (n->create_seq < fs->inos.cap && fs->inos.by_seq[n->create_seq] == n)
+		fs->inos.by_seq[n->create_seq] = NULL;
+	if (S_ISDIR_MODE(n->mode))
+		for (size_t i = 0; i < ARRAY_SIZE(fs->parent_cache); i++)
+			if (fs->parent_cache[i] == n)
+				fs->parent_cache[i] = NULL;
 	n->deleted = true;
 	if (n->holds) {
 		n->zombie_next = fs->zombies;

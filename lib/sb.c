@@ -86,3 +86,14 @@ int famfs_sb_write(struct famfs_fs *fs)
 	memcpy(d0->base + FAMFS_SB_OFFSET, &fs->sb, sizeof(fs->sb));
 	return famfs_dev_flush(d0, FAMFS_SB_OFFSET, sizeof(fs->sb));
 }
+
+/* A filesystem of an older minor is raised before its first entry of a
+ * newer one, so that the superblock tells what the log may hold.
+ */
+void famfs_sb_raise_minor(struct famfs_fs *fs, uint16_t minor)
+{
+	if (fs->sb.format_minor >= minor)
+		return;
+	fs->sb.format_minor = minor;
+	famfs_sb_write(fs);
+}

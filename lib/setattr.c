@@ -54,15 +54,6 @@ static uint32_t effective_bits(const struct famfs_node *n,
 	return v;
 }
 
-/* A 1.0 filesystem becomes 1.1 before its first 1.1 entry. */
-static void raise_minor(struct famfs_fs *fs)
-{
-	if (fs->sb.format_minor >= 1)
-		return;
-	fs->sb.format_minor = 1;
-	famfs_sb_write(fs);
-}
-
 FAMFS_EXPORT int famfs_setattr(struct famfs_fs *fs, uint64_t ino,
 			       const struct famfs_setattr *a,
 			       struct famfs_err *e)
@@ -123,7 +114,7 @@ FAMFS_EXPORT int famfs_setattr(struct famfs_fs *fs, uint64_t ino,
 	s.mtime_ns = a->mtime_ns;
 	s.ctime_ns = famfs_now_ns();
 	s.path_len = (uint16_t)plen;
-	raise_minor(fs);
+	famfs_sb_raise_minor(fs, 1);
 	r = famfs_log_append(fs, FAMFS_ENTRY_SETATTR, &s, sizeof(s), path,
 			     (uint32_t)plen, e);
 	pthread_rwlock_unlock(&fs->lock);

@@ -3,9 +3,9 @@
 #
 # Copies NFILES (default 4) files of MIB (default 256) MiB of random data,
 # warm in /dev/shm, with `cp -a`, `rsync -a` and `rsync -a --inplace`
-# (rsync renames its temporary file after closing it; a committed famfs
-# file cannot be renamed (EXDEV: the log has no rename), so plain rsync
-# falls back to copying each file a second time) into a directory on
+# (rsync writes a temporary file and renames it into place after closing
+# it: one RENAME log entry since format 1.2; before, EXDEV made rsync copy
+# every file a second time) into a directory on
 # tmpfs (/dev/shm) and into a famfs-fused master mount of four emulated
 # devices, in the same run: three rounds, the four copies interleaved in
 # each round, medians of 3. The time of a famfs copy includes every

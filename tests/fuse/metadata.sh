@@ -1,7 +1,7 @@
 #!/bin/sh
 # fuse_metadata: what cp -a, rsync -a, tar x and touch -d set is kept on the
-# master (SETATTR log entries, format 1.1) and seen by a client mount: the
-# modes, owners and mtimes of files, directories and the root; a second
+# master (SETATTR log entries, format 1.1; rsync's renames, 1.2) and seen
+# by a client mount: the modes, owners and mtimes of files, directories and the root; a second
 # rsync -a transfers nothing; chmod/chown/truncate within the allocation
 # on committed files; a fresh client (full replay) sees the same; fsck
 # is clean.
@@ -73,7 +73,16 @@ same_everywhere rs
 rsync -a --stats "$S/" "$M/rs/" >"$T/stats" 2>&1 || die "second rsync: $(cat "$T/stats")"
 grep -q "^Number of regular files transferred: 0$" "$T/stats" ||
 	die "second rsync -a transferred files: $(cat "$T/stats")"
-ok "rsync -a keeps everything; a second run transfers nothing"
+rsync -a --itemize-changes "$S/" "$M/rs/" >"$T/items" 2>&1 || die "third rsync: $(cat "$T/items")"
+[ -s "$T/items" ] && die "a third rsync -a changed something: $(cat "$T/items")"
+# rsync's temp files were renamed into place (RENAME entries, format
+# 1.2), not copied again and deleted (what EXDEV from rename made it do)
+# shellcheck disable=SC2086
+"$CLI" log $DEVS >"$T/log"
+[ "$(grep -c " rename .*/rs/.*-> " "$T/log")" -eq 4 ] ||
+	die "expected 4 renames of rsync's temp files: $(grep " rename \| delete " "$T/log")"
+grep -q " delete " "$T/log" && die "rsync deleted files: $(grep " delete " "$T/log")"
+ok "rsync -a keeps everything (temp files renamed in place); a second run transfers nothing"
 
 # pax keeps nanoseconds (the default GNU format has whole seconds)
 (cd "$S" && tar --format=posix -cf "$T/src.tar" .) || die "tar c"

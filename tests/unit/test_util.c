@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "format.h"
 #include "test_util.h"
 
 void tdevs_make(struct tdevs *t, unsigned n, uint64_t size)
@@ -85,4 +86,58 @@ void fill_pattern(void *buf, size_t len, uint64_t seed)
 		x ^= x << 17;
 		p[i] = (uint8_t)x;
 	}
+}
+
+static unsigned fsck_counts(struct tdevs *t, unsigned *warnings)
+{
+	struct famfs_fsck_result r;
+	struct famfs_err e = { 0 };
+
+	assert_int_equal(famfs_fsck(t->paths, t->n, NULL, NULL, &r, &e), 0);
+	*warnings = r.warnings;
+	return r.errors;
+}
+
+void tlog_damage_each(struct tdevs *t, uint64_t off, uint32_t len,
+		      void (*check)(struct famfs_fs *fs, bool applied, void *arg),
+		      void *arg)
+{
+	struct famfs_err e = { 0 };
+	struct famfs_dev *d;
+	uint8_t *entry, *saved = malloc(len);
+	unsigned warnings;
+
+	assert_non_null(saved);
+	assert_int_equal(famfs_dev_open(t->paths[0], true, &d, &e), 0);
+	entry = famfs_dev_base(d) + FAMFS_LOG_OFFSET + off;
+	memcpy(saved, entry, len);
+	for (uint32_t i = 0; i < len; i++) {
+		struct famfs_log_status st;
+		struct famfs_fs *fs;
+
+		entry[i] ^= 0x5a;
+		fs = tdevs_open(t, FAMFS_OPEN_READ);
+		famfs_log_status(fs, &st);
+		assert_int_equal(st.tail_state, FAMFS_TAIL_TORN);
+		check(fs, false, arg);
+		famfs_close(fs);
+		entry[i] ^= 0x5a;
+	}
+	for (uint32_t cut = 0; cut <= len; cut++) {
+		struct famfs_fs *fs;
+		bool whole = true;
+
+		memset(entry, 0, len);
+		memcpy(entry, saved, cut);
+		for (uint32_t k = cut; k < len; k++)
+			whole = whole && saved[k] == 0;
+		fs = tdevs_open(t, FAMFS_OPEN_READ);
+		check(fs, whole, arg);
+		famfs_close(fs);
+		assert_int_equal(fsck_counts(t, &warnings), 0);
+		if (cut > 0 && !whole)
+			assert_int_equal(warnings, 1);
+	}
+	famfs_dev_close(d);
+	free(saved);
 }

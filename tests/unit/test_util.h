@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <cmocka.h>
 
@@ -28,5 +29,18 @@ struct famfs_fs *tdevs_open(struct tdevs *t, unsigned flags);
 /* Whole contents of a device file, for before/after comparisons. */
 uint8_t *tdevs_snapshot(struct tdevs *t, unsigned i, size_t *len);
 void fill_pattern(void *buf, size_t len, uint64_t seed);
+/*
+ * Damage the last entry of device 0's log (log offset @off, @len bytes)
+ * every way a torn append or a bit flip can: each byte flipped in turn,
+ * then each cut (the first k bytes written, the rest zero). For each, a
+ * reader opens the filesystem and @check(fs, applied, @arg) asserts what
+ * it sees: applied is true only for a cut that left the whole entry.
+ * After a flip the log's tail is reported torn.
+ * fsck finds no error after a cut, and exactly one warning (the torn
+ * tail) when the entry is incomplete. The entry is left whole.
+ */
+void tlog_damage_each(struct tdevs *t, uint64_t off, uint32_t len,
+		      void (*check)(struct famfs_fs *fs, bool applied, void *arg),
+		      void *arg);
 
 #endif
