@@ -105,6 +105,10 @@ int api_set_check_device(const char *dev, struct api_resp *r);
  * (0, or -1 with the error in @r).
  */
 int api_set_check_list(json_object *devs, struct api_resp *r);
+/* Record provider device @d as device @name (devices.c): 0 or -EIO. */
+struct famfs_provider_dev;
+int api_device_insert(const char *name, const char *provider,
+		      const struct famfs_provider_dev *d);
 /* PATCH /v1/interleave-sets/{name}: grow the set (set_grow.c). */
 int api_set_grow(struct api_req *q, struct api_resp *r, const char *name);
 json_object *api_fs_json(const char *name, bool with_space);

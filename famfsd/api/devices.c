@@ -81,8 +81,8 @@ static int list(struct api_req *q, struct api_resp *r)
 	return api_ok(r, 200, o);
 }
 
-static int insert(const char *name, const char *provider,
-		  const struct famfs_provider_dev *d)
+int api_device_insert(const char *name, const char *provider,
+		      const struct famfs_provider_dev *d)
 {
 	sqlite3_stmt *st = store_prep(famfsd.db, "INSERT INTO devices(name,"
 		"uuid,provider,path,size,state,reason,details,created,seen) "
@@ -186,7 +186,7 @@ static int create(struct api_req *q, struct api_resp *r)
 				 "%s) is already known under another path",
 				 path, d.uuid);
 	}
-	e = insert(name, pname, &d);
+	e = api_device_insert(name, pname, &d);
 	free(d.details_json);
 	if (e) {
 		if (made)

@@ -130,27 +130,10 @@ static int record(const char *name, const char *provider,
 		  const char *kernel_name, json_object *memdevs, unsigned ways,
 		  uint64_t gran, const struct famfs_provider_dev *d)
 {
-	sqlite3_stmt *st = store_prep(famfsd.db, "INSERT INTO devices(name,"
-		"uuid,provider,path,size,state,reason,details,created,seen) "
-		"VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?9)");
+	sqlite3_stmt *st;
 	int ok;
 
-	if (!st)
-		return -EIO;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, d->uuid, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, provider, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, d->path, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, (int64_t)d->size);
-	sqlite3_bind_text(st, 6, d->usable ? "online" : "unusable", -1,
-			  SQLITE_STATIC);
-	sqlite3_bind_text(st, 7, d->reason, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 8, d->details_json ? d->details_json : "{}", -1,
-			  SQLITE_STATIC);
-	sqlite3_bind_int64(st, 9, store_now());
-	ok = sqlite3_step(st) == SQLITE_DONE;
-	sqlite3_finalize(st);
-	if (!ok)
+	if (api_device_insert(name, provider, d))
 		return -EIO;
 	st = store_prep(famfsd.db, "INSERT INTO regions(" REGION_COLS ") "
 			"VALUES(?,?,?,?,?,?,?)");
