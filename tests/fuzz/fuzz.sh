@@ -74,6 +74,27 @@ replay() {
 	fi
 	echo "fuzz: replaying ${#files[@]} inputs of $1"
 	"$b" -rss_limit_mb=4096 "${files[@]}" || exit 1
+	coverage "$1" "$b" "${files[@]}"
+}
+
+# coverage TARGET BIN FILES...: the edges FILES reach, run once as a
+# corpus, against tests/fuzz/coverage.floor.
+coverage() {
+	local t=$1 b=$2 dir cov floor
+	shift 2
+	floor=$(awk -v t="$t" '$1 == t { print $2 }' "$HERE/coverage.floor")
+	[ -n "$floor" ] || { echo "fuzz: no floor for $t in coverage.floor" >&2; exit 1; }
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/fuzz-cov-$t.XXXXXX")
+	cp "$@" "$dir/"
+	cov=$("$b" -runs=0 -rss_limit_mb=4096 -max_len="$(max_len "$t")" "$dir" 2>&1 |
+		sed -n 's/.*DONE *cov: \([0-9]*\).*/\1/p' | tail -1)
+	rm -rf "$dir"
+	if [ -z "$cov" ] || [ "$cov" -lt "$floor" ]; then
+		echo "fuzz: $t's corpus reaches ${cov:-no} edges, under its floor $floor" \
+		     "(coverage.floor): the inputs no longer reach the code" >&2
+		exit 1
+	fi
+	echo "fuzz: $t's corpus reaches $cov edges (floor $floor)"
 }
 
 run() {
