@@ -540,7 +540,10 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 		threads = j.norder ? (unsigned)j.norder : 1;
 	unsigned started = 0;
 
-	while (!res->error && started < threads &&
+	/* Workers already started may fail (res->error, under j.lock) while
+	 * more start: read their atomic flag, not res->error.
+	 */
+	while (!atomic_load(&j.failed) && started < threads &&
 	       pthread_create(&tid[started], NULL, worker, &j) == 0)
 		started++;
 	for (unsigned t = 0; t < started; t++)
