@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include <json-c/json.h>
+#include <sqlite3.h>
 
 #define API_MAX_SEGS 64
 
@@ -80,6 +81,11 @@ void jset_int(json_object *o, const char *k, int64_t v);
 void jset_bool(json_object *o, const char *k, bool v);
 void jset_time(json_object *o, const char *k, int64_t t);  /* 0: null */
 json_object *jitems(json_object *array);  /* {"items": array} */
+/* The one row @sql selects (its only parameter is @name) as JSON made by
+ * @row from the statement; NULL if there is no such row or on error.
+ */
+json_object *api_named_row(const char *sql, const char *name,
+			   json_object *(*row)(sqlite3_stmt *st));
 
 /* Resources, one file each. */
 int api_host(struct api_req *q, struct api_resp *r);

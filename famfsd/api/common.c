@@ -242,3 +242,18 @@ uint64_t policy_log_size(void)
 	return (uint64_t)store_kv_get_int(famfsd.db, "policy.log_size",
 					  (int64_t)FAMFS_LOG_DEFAULT_SIZE);
 }
+
+json_object *api_named_row(const char *sql, const char *name,
+			   json_object *(*row)(sqlite3_stmt *st))
+{
+	sqlite3_stmt *st = store_prep(famfsd.db, sql);
+	json_object *o = NULL;
+
+	if (!st)
+		return NULL;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		o = row(st);
+	sqlite3_finalize(st);
+	return o;
+}

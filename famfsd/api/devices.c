@@ -46,17 +46,8 @@ static json_object *row_json(sqlite3_stmt *st)
 
 json_object *api_device_json(const char *name)
 {
-	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT " DEV_COLS
-				      " FROM devices d WHERE d.name=?");
-	json_object *o = NULL;
-
-	if (!st)
-		return NULL;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		o = row_json(st);
-	sqlite3_finalize(st);
-	return o;
+	return api_named_row("SELECT " DEV_COLS " FROM devices d WHERE d.name=?",
+			     name, row_json);
 }
 
 static int list(struct api_req *q, struct api_resp *r)

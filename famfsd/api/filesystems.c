@@ -48,26 +48,28 @@ static void add_space(json_object *o, const char *name)
 	json_object_object_add(o, "log", l);
 }
 
+static json_object *fs_row(sqlite3_stmt *st)
+{
+	json_object *o = json_object_new_object();
+
+	jset_str(o, "name", (const char *)sqlite3_column_text(st, 0));
+	jset_str(o, "set", (const char *)sqlite3_column_text(st, 1));
+	jset_str(o, "uuid", (const char *)sqlite3_column_text(st, 2));
+	jset_int(o, "log_size", sqlite3_column_int64(st, 3));
+	jset_str(o, "master", (const char *)sqlite3_column_text(st, 4));
+	jset_str(o, "state", (const char *)sqlite3_column_text(st, 5));
+	jset_time(o, "created", sqlite3_column_int64(st, 6));
+	return o;
+}
+
 json_object *api_fs_json(const char *name, bool with_space)
 {
-	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT name, set_name, uuid,"
-		" log_size, master, state, created FROM filesystems WHERE name=?");
-	json_object *o = NULL, *m;
+	json_object *o, *m;
+	sqlite3_stmt *st;
 
-	if (!st)
-		return NULL;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		o = json_object_new_object();
-		jset_str(o, "name", (const char *)sqlite3_column_text(st, 0));
-		jset_str(o, "set", (const char *)sqlite3_column_text(st, 1));
-		jset_str(o, "uuid", (const char *)sqlite3_column_text(st, 2));
-		jset_int(o, "log_size", sqlite3_column_int64(st, 3));
-		jset_str(o, "master", (const char *)sqlite3_column_text(st, 4));
-		jset_str(o, "state", (const char *)sqlite3_column_text(st, 5));
-		jset_time(o, "created", sqlite3_column_int64(st, 6));
-	}
-	sqlite3_finalize(st);
+	o = api_named_row("SELECT name, set_name, uuid, log_size, master, "
+			  "state, created FROM filesystems WHERE name=?",
+			  name, fs_row);
 	if (!o)
 		return NULL;
 	m = json_object_new_array();

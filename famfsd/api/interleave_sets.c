@@ -10,32 +10,31 @@
 #include "famfsd.h"
 #include "store/store.h"
 
+static json_object *set_row(sqlite3_stmt *st)
+{
+	json_object *o = json_object_new_object();
+
+	jset_str(o, "name", (const char *)sqlite3_column_text(st, 0));
+	jset_int(o, "chunk", sqlite3_column_int64(st, 1));
+	jset_int(o, "strips", sqlite3_column_int64(st, 2));
+	jset_int(o, "size", (int64_t)sqlite3_column_double(st, 5));
+	json_object_object_add(o, "filesystem",
+		sqlite3_column_type(st, 4) == SQLITE_NULL ? NULL :
+		json_object_new_string((const char *)sqlite3_column_text(st, 4)));
+	jset_time(o, "created", sqlite3_column_int64(st, 3));
+	return o;
+}
+
 json_object *api_set_json(const char *name)
 {
-	sqlite3_stmt *st = store_prep(famfsd.db,
-		"SELECT s.name, s.chunk, s.strips, s.created, "
+	json_object *o, *devs;
+	sqlite3_stmt *st;
+
+	o = api_named_row("SELECT s.name, s.chunk, s.strips, s.created, "
 		"(SELECT f.name FROM filesystems f WHERE f.set_name=s.name), "
 		"(SELECT total(d.size) FROM set_devices sd JOIN devices d ON "
 		" d.name=sd.device WHERE sd.set_name=s.name) "
-		"FROM interleave_sets s WHERE s.name=?");
-	json_object *o = NULL, *devs;
-
-	if (!st)
-		return NULL;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		o = json_object_new_object();
-		jset_str(o, "name", (const char *)sqlite3_column_text(st, 0));
-		jset_int(o, "chunk", sqlite3_column_int64(st, 1));
-		jset_int(o, "strips", sqlite3_column_int64(st, 2));
-		jset_int(o, "size", (int64_t)sqlite3_column_double(st, 5));
-		json_object_object_add(o, "filesystem",
-			sqlite3_column_type(st, 4) == SQLITE_NULL ? NULL :
-			json_object_new_string((const char *)
-					       sqlite3_column_text(st, 4)));
-		jset_time(o, "created", sqlite3_column_int64(st, 3));
-	}
-	sqlite3_finalize(st);
+		"FROM interleave_sets s WHERE s.name=?", name, set_row);
 	if (!o)
 		return NULL;
 	devs = json_object_new_array();

@@ -13,31 +13,27 @@
 
 #define MOUNT_WAIT_MS 5000
 
+static json_object *mount_row(sqlite3_stmt *st)
+{
+	static const char *k[] = { "name", "filesystem", "path", "role",
+				   "backend", "options", "desired", "state" };
+	json_object *o = json_object_new_object();
+
+	for (int i = 0; i < 8; i++)
+		jset_str(o, k[i], (const char *)sqlite3_column_text(st, i));
+	jset_int(o, "pid", sqlite3_column_int(st, 8));
+	jset_int(o, "restarts", sqlite3_column_int(st, 9));
+	jset_str(o, "last_error", (const char *)sqlite3_column_text(st, 10));
+	jset_time(o, "since", sqlite3_column_int64(st, 11));
+	return o;
+}
+
 json_object *api_mount_json(const char *name)
 {
-	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT name, filesystem, "
-		"path, role, backend, options, desired, state, pid, restarts, "
-		"last_error, since FROM mounts WHERE name=?");
-	json_object *o = NULL;
-
-	if (!st)
-		return NULL;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		static const char *k[] = { "name", "filesystem", "path", "role",
-			"backend", "options", "desired", "state" };
-
-		o = json_object_new_object();
-		for (int i = 0; i < 8; i++)
-			jset_str(o, k[i], (const char *)sqlite3_column_text(st, i));
-		jset_int(o, "pid", sqlite3_column_int(st, 8));
-		jset_int(o, "restarts", sqlite3_column_int(st, 9));
-		jset_str(o, "last_error",
-			 (const char *)sqlite3_column_text(st, 10));
-		jset_time(o, "since", sqlite3_column_int64(st, 11));
-	}
-	sqlite3_finalize(st);
-	return o;
+	return api_named_row("SELECT name, filesystem, path, role, backend, "
+			     "options, desired, state, pid, restarts, "
+			     "last_error, since FROM mounts WHERE name=?",
+			     name, mount_row);
 }
 
 static int list(struct api_resp *r)

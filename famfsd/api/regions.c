@@ -49,17 +49,8 @@ static json_object *row_json(sqlite3_stmt *st)
 
 static json_object *region_json(const char *name)
 {
-	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT " REGION_COLS
-				      " FROM regions WHERE name=?");
-	json_object *o = NULL;
-
-	if (!st)
-		return NULL;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		o = row_json(st);
-	sqlite3_finalize(st);
-	return o;
+	return api_named_row("SELECT " REGION_COLS " FROM regions WHERE name=?",
+			     name, row_json);
 }
 
 static int list(struct api_resp *r)
