@@ -20,6 +20,7 @@
  *   grow MOUNTPOINT PATH SEED STRIPS MIB
  *                                 like live, MIB MiB in STRIPS strips
  *                                 (SEED 0: no data written)
+ *   rename MOUNTPOINT OLD NEW     master via meta: one RENAME entry
  *   reuse MOUNTPOINT OLD NEW SEED master via meta: delete OLD, create NEW
  *                                 (same size, pattern SEED) on OLD's memory
  *   http SOCKET METHOD PATH [JSON] one request to famfsd; prints the
@@ -59,6 +60,8 @@ int main(int argc, char **argv)
 			    seed_arg(argv[5]), seed_arg(argv[6]) * MiB);
 	if ((argc == 5 || argc == 6) && !strcmp(cmd, "http"))
 		return http(argv[2], argv[3], argv[4], argc == 6 ? argv[5] : NULL);
+	if (argc == 5 && !strcmp(cmd, "rename"))
+		return rename_file(argv[2], argv[3], argv[4]);
 	if (argc == 6 && !strcmp(cmd, "reuse"))
 		return reuse(argv[2], argv[3], argv[4], seed_arg(argv[5]));
 	if (argc == 6 && !strcmp(cmd, "hold"))
@@ -88,7 +91,7 @@ int main(int argc, char **argv)
 		return expect_rofs(argv[2]);
 	fprintf(stderr, "usage: famfs-vmcheck mkfs|populate|live|write-mmap|"
 		"write-io|verify-read|verify-mmap|rw-cross|pmd|bench|mapinfo|"
-		"badmaps|expect-rofs|grow|reuse|hold|http|cat-mmap ARGS (see the "
+		"badmaps|expect-rofs|grow|rename|reuse|hold|http|cat-mmap ARGS (see the "
 		"source)\n");
 	return 2;
 }

@@ -154,6 +154,20 @@ int grow(const char *mnt, const char *path, unsigned seed,
 	return rc;
 }
 
+/* The master, through the mount's meta files, renames @old to @new. */
+int rename_file(const char *mnt, const char *old, const char *new)
+{
+	struct famfs_err e = { 0 };
+	struct famfs_fs *fs;
+	int rc;
+
+	if (open_meta_master(mnt, &fs))
+		return 1;
+	rc = famfs_rename(fs, old, new, 0, &e);
+	famfs_close(fs);
+	return rc ? lib_fail(old, rc, &e) : 0;
+}
+
 int live(const char *mnt, const char *path, unsigned seed)
 {
 	return grow(mnt, path, seed, 2, 4 * MiB);

@@ -143,6 +143,21 @@ delete_reuse() {
 	famfs-vmcheck verify-read $MNT/reuse 6
 }
 
+# A RENAME entry (format 1.2) on a kernel mount (docs/kmod.md): the module
+# has no rename, so the follower removes the old name and adds the same
+# inode, map and attributes at the new one.
+rename_follow() {
+	famfs-vmcheck grow $MNT /mv_src 7 2 4
+	famfs-cli mount --replay $MNT
+	ino=$(stat -c %i $MNT/mv_src)
+	famfs-vmcheck rename $MNT /mv_src /dir/mv_dst
+	famfs-cli mount --replay $MNT
+	not test -e $MNT/mv_src
+	[ "$(stat -c %i $MNT/dir/mv_dst)" = "$ino" ]
+	famfs-vmcheck verify-read $MNT/dir/mv_dst 7
+	famfs-vmcheck verify-mmap $MNT/dir/mv_dst 7
+}
+
 do_umount() {
 	famfs-cli umount $MNT
 	not mounted
@@ -286,6 +301,7 @@ check bad_maps bad_maps
 check vfs_refuses vfs_refuses
 check live_create live_create
 check delete_reuse delete_reuse
+check rename_follow rename_follow
 check umount do_umount
 check remount_replay remount_replay
 check client_readonly client_readonly
