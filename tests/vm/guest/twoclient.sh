@@ -60,5 +60,6 @@ check client_dmesg_clean dmesg_clean
 if [ $failed = 0 ]; then say checked PASS; else say checked FAIL; fi
 # host 1 reads the verdict before this guest goes away
 check master_finished await $IP1 finished 300
+say bye PASS
 check client_stop twohost_stop
 exit $failed

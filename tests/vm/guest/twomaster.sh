@@ -129,6 +129,27 @@ master_files() {
 	cp /tmp/sums $WWW/sums
 }
 
+# Host 2 powers off once it has heard "finished"; this guest stays up
+# until then, or host 2 would wait for a peer that is gone (it timed out
+# so once under load): host 2 said "bye", or it no longer answers three
+# fetches in a row (it powered off right after saying bye).
+peer_done() {
+	misses=0
+	end=$(($(cut -d. -f1 /proc/uptime) + 300))
+	until heard $IP2 bye; do
+		if heard $IP2 checked; then misses=0; else misses=$((misses + 1)); fi
+		if [ $misses -ge 3 ]; then
+			echo "$IP2 no longer answers: it has powered off"
+			return 0
+		fi
+		if [ "$(cut -d. -f1 /proc/uptime)" -ge $end ]; then
+			echo "timed out after 300s waiting for $IP2 to finish"
+			return 1
+		fi
+		sleep 0.5
+	done
+	echo "$IP2 says bye"
+}
 
 check master_net net_up $IP1
 check master_region master_region
@@ -148,6 +169,7 @@ check apply_again apply_again
 # host 2's verdict on what it read; then it may power off
 check client_checks_passed await $IP2 checked 600
 say finished PASS
+check peer_done peer_done
 check master_stop twohost_stop
 check master_dmesg_clean dmesg_clean
 exit $failed
