@@ -257,3 +257,32 @@ json_object *api_named_row(const char *sql, const char *name,
 	sqlite3_finalize(st);
 	return o;
 }
+
+int api_resource(struct api_req *q, struct api_resp *r,
+		 const struct api_resource *res)
+{
+	json_object *o;
+
+	if (q->nseg == 2) {
+		q->route = res->route;
+		if (api_is(q, "GET"))
+			return res->list(r);
+		if (api_is(q, "POST"))
+			return res->create(q, r);
+		return api_method_not_allowed(q, r);
+	}
+	if (q->nseg != 3)
+		return api_not_found(q, r);
+	q->route = res->item_route;
+	if (api_is(q, "DELETE"))
+		return res->del(r, q->seg[2]);
+	if (res->patch && api_is(q, "PATCH"))
+		return res->patch(q, r, q->seg[2]);
+	if (!api_is(q, "GET"))
+		return api_method_not_allowed(q, r);
+	o = res->get(q->seg[2]);
+	if (!o)
+		return api_error(r, 404, "not_found", "no %s '%s'", res->what,
+				 q->seg[2]);
+	return api_ok(r, 200, o);
+}

@@ -210,28 +210,10 @@ static int delete(struct api_resp *r, const char *name)
 
 int api_sets(struct api_req *q, struct api_resp *r)
 {
-	json_object *o;
+	static const struct api_resource res = {
+		"/v1/interleave-sets", "/v1/interleave-sets/{name}",
+		"interleave set", list, create, api_set_json, delete,
+		api_set_grow };
 
-	if (q->nseg == 2) {
-		q->route = "/v1/interleave-sets";
-		if (api_is(q, "GET"))
-			return list(r);
-		if (api_is(q, "POST"))
-			return create(q, r);
-		return api_method_not_allowed(q, r);
-	}
-	if (q->nseg != 3)
-		return api_not_found(q, r);
-	q->route = "/v1/interleave-sets/{name}";
-	if (api_is(q, "DELETE"))
-		return delete(r, q->seg[2]);
-	if (api_is(q, "PATCH"))
-		return api_set_grow(q, r, q->seg[2]);
-	if (!api_is(q, "GET"))
-		return api_method_not_allowed(q, r);
-	o = api_set_json(q->seg[2]);
-	if (!o)
-		return api_error(r, 404, "not_found", "no interleave set '%s'",
-				 q->seg[2]);
-	return api_ok(r, 200, o);
+	return api_resource(q, r, &res);
 }

@@ -174,25 +174,9 @@ static int delete(struct api_resp *r, const char *name)
 
 int api_mounts(struct api_req *q, struct api_resp *r)
 {
-	json_object *o;
+	static const struct api_resource res = {
+		"/v1/mounts", "/v1/mounts/{name}", "mount",
+		list, create, api_mount_json, delete, NULL };
 
-	if (q->nseg == 2) {
-		q->route = "/v1/mounts";
-		if (api_is(q, "GET"))
-			return list(r);
-		if (api_is(q, "POST"))
-			return create(q, r);
-		return api_method_not_allowed(q, r);
-	}
-	if (q->nseg != 3)
-		return api_not_found(q, r);
-	q->route = "/v1/mounts/{name}";
-	if (api_is(q, "DELETE"))
-		return delete(r, q->seg[2]);
-	if (!api_is(q, "GET"))
-		return api_method_not_allowed(q, r);
-	o = api_mount_json(q->seg[2]);
-	if (!o)
-		return api_error(r, 404, "not_found", "no mount '%s'", q->seg[2]);
-	return api_ok(r, 200, o);
+	return api_resource(q, r, &res);
 }

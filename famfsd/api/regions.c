@@ -255,26 +255,9 @@ static int delete(struct api_resp *r, const char *name)
 
 int api_regions(struct api_req *q, struct api_resp *r)
 {
-	json_object *o;
+	static const struct api_resource res = {
+		"/v1/regions", "/v1/regions/{name}", "region",
+		list, create, region_json, delete, NULL };
 
-	if (q->nseg == 2) {
-		q->route = "/v1/regions";
-		if (api_is(q, "GET"))
-			return list(r);
-		if (api_is(q, "POST"))
-			return create(q, r);
-		return api_method_not_allowed(q, r);
-	}
-	if (q->nseg != 3)
-		return api_not_found(q, r);
-	q->route = "/v1/regions/{name}";
-	if (api_is(q, "DELETE"))
-		return delete(r, q->seg[2]);
-	if (!api_is(q, "GET"))
-		return api_method_not_allowed(q, r);
-	o = region_json(q->seg[2]);
-	if (!o)
-		return api_error(r, 404, "not_found", "no region '%s'",
-				 q->seg[2]);
-	return api_ok(r, 200, o);
+	return api_resource(q, r, &res);
 }
