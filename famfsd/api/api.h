@@ -82,16 +82,22 @@ void jset_bool(json_object *o, const char *k, bool v);
 void jset_time(json_object *o, const char *k, int64_t t);  /* 0: null */
 json_object *jitems(json_object *array);  /* {"items": array} */
 /* A named resource's routes: GET and POST on @route, GET, DELETE and
- * (when @patch is set) PATCH on @item_route. @get gives an item's JSON;
- * NULL is a 404 naming @what.
+ * (when @patch is set) PATCH on @item_route, POST on @item_route/@action
+ * (when @action is set) and POST on @route/@coll_action (when set; a
+ * reserved name then, never an item's). @get gives an item's JSON; NULL
+ * is a 404 naming @what.
  */
 struct api_resource {
 	const char *route, *item_route, *what;
-	int (*list)(struct api_resp *r);
+	int (*list)(struct api_req *q, struct api_resp *r);
 	int (*create)(struct api_req *q, struct api_resp *r);
 	json_object *(*get)(const char *name);
-	int (*del)(struct api_resp *r, const char *name);
+	int (*del)(struct api_req *q, struct api_resp *r, const char *name);
 	int (*patch)(struct api_req *q, struct api_resp *r, const char *name);
+	const char *action, *action_route;
+	int (*act)(struct api_req *q, struct api_resp *r, const char *name);
+	const char *coll_action, *coll_action_route;
+	int (*coll_act)(struct api_req *q, struct api_resp *r);
 };
 int api_resource(struct api_req *q, struct api_resp *r,
 		 const struct api_resource *res);

@@ -266,16 +266,28 @@ int api_resource(struct api_req *q, struct api_resp *r,
 	if (q->nseg == 2) {
 		q->route = res->route;
 		if (api_is(q, "GET"))
-			return res->list(r);
+			return res->list(q, r);
 		if (api_is(q, "POST"))
 			return res->create(q, r);
 		return api_method_not_allowed(q, r);
 	}
+	if (q->nseg == 4 && res->action && !strcmp(q->seg[3], res->action)) {
+		q->route = res->action_route;
+		if (!api_is(q, "POST"))
+			return api_method_not_allowed(q, r);
+		return res->act(q, r, q->seg[2]);
+	}
 	if (q->nseg != 3)
 		return api_not_found(q, r);
+	if (res->coll_action && !strcmp(q->seg[2], res->coll_action)) {
+		q->route = res->coll_action_route;
+		if (!api_is(q, "POST"))
+			return api_method_not_allowed(q, r);
+		return res->coll_act(q, r);
+	}
 	q->route = res->item_route;
 	if (api_is(q, "DELETE"))
-		return res->del(r, q->seg[2]);
+		return res->del(q, r, q->seg[2]);
 	if (res->patch && api_is(q, "PATCH"))
 		return res->patch(q, r, q->seg[2]);
 	if (!api_is(q, "GET"))

@@ -239,36 +239,23 @@ static int delete(struct api_req *q, struct api_resp *r, const char *name)
 	return api_ok(r, 204, NULL);
 }
 
+static int rescan(struct api_req *q, struct api_resp *r)
+{
+	if (!api_body(q, (const struct api_field[]){ API_FIELDS_END }, r))
+		return -1;
+	providers_discover(NULL);
+	return list(q, r);
+}
+
 int api_devices(struct api_req *q, struct api_resp *r)
 {
-	json_object *o;
+	static const struct api_resource res = {
+		.route = "/v1/devices", .item_route = "/v1/devices/{name}",
+		.what = "device", .list = list, .create = create,
+		.get = api_device_json, .del = delete,
+		.coll_action = "rescan",
+		.coll_action_route = "/v1/devices/rescan", .coll_act = rescan,
+	};
 
-	if (q->nseg == 2) {
-		q->route = "/v1/devices";
-		if (api_is(q, "GET"))
-			return list(q, r);
-		if (api_is(q, "POST"))
-			return create(q, r);
-		return api_method_not_allowed(q, r);
-	}
-	if (q->nseg != 3)
-		return api_not_found(q, r);
-	if (!strcmp(q->seg[2], "rescan")) {
-		q->route = "/v1/devices/rescan";
-		if (!api_is(q, "POST"))
-			return api_method_not_allowed(q, r);
-		if (!api_body(q, (const struct api_field[]){ API_FIELDS_END }, r))
-			return -1;
-		providers_discover(NULL);
-		return list(q, r);
-	}
-	q->route = "/v1/devices/{name}";
-	if (api_is(q, "DELETE"))
-		return delete(q, r, q->seg[2]);
-	if (!api_is(q, "GET"))
-		return api_method_not_allowed(q, r);
-	o = api_device_json(q->seg[2]);
-	if (!o)
-		return api_error(r, 404, "not_found", "no device '%s'", q->seg[2]);
-	return api_ok(r, 200, o);
+	return api_resource(q, r, &res);
 }

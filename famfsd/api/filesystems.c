@@ -86,12 +86,13 @@ json_object *api_fs_json(const char *name, bool with_space)
 	return o;
 }
 
-static int list(struct api_resp *r)
+static int list(struct api_req *q, struct api_resp *r)
 {
 	sqlite3_stmt *st = store_prep(famfsd.db,
 		"SELECT name FROM filesystems ORDER BY name");
 	json_object *a = json_object_new_array();
 
+	(void)q;  /* the table's signature; no query here */
 	while (st && sqlite3_step(st) == SQLITE_ROW)
 		json_object_array_add(a, api_fs_json(
 			(const char *)sqlite3_column_text(st, 0), true));
@@ -423,34 +424,20 @@ static int delete(struct api_req *q, struct api_resp *r, const char *name)
 	return api_ok(r, 204, NULL);
 }
 
+static json_object *fs_get(const char *name)
+{
+	return api_fs_json(name, true);
+}
+
 int api_filesystems(struct api_req *q, struct api_resp *r)
 {
-	json_object *o;
+	static const struct api_resource res = {
+		.route = "/v1/filesystems",
+		.item_route = "/v1/filesystems/{name}", .what = "filesystem",
+		.list = list, .create = create, .get = fs_get, .del = delete,
+		.action = "mkfs", .action_route = "/v1/filesystems/{name}/mkfs",
+		.act = remkfs,
+	};
 
-	if (q->nseg == 2) {
-		q->route = "/v1/filesystems";
-		if (api_is(q, "GET"))
-			return list(r);
-		if (api_is(q, "POST"))
-			return create(q, r);
-		return api_method_not_allowed(q, r);
-	}
-	if (q->nseg == 4 && !strcmp(q->seg[3], "mkfs")) {
-		q->route = "/v1/filesystems/{name}/mkfs";
-		if (!api_is(q, "POST"))
-			return api_method_not_allowed(q, r);
-		return remkfs(q, r, q->seg[2]);
-	}
-	if (q->nseg != 3)
-		return api_not_found(q, r);
-	q->route = "/v1/filesystems/{name}";
-	if (api_is(q, "DELETE"))
-		return delete(q, r, q->seg[2]);
-	if (!api_is(q, "GET"))
-		return api_method_not_allowed(q, r);
-	o = api_fs_json(q->seg[2], true);
-	if (!o)
-		return api_error(r, 404, "not_found", "no filesystem '%s'",
-				 q->seg[2]);
-	return api_ok(r, 200, o);
+	return api_resource(q, r, &res);
 }

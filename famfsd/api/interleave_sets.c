@@ -49,12 +49,13 @@ json_object *api_set_json(const char *name)
 	return o;
 }
 
-static int list(struct api_resp *r)
+static int list(struct api_req *q, struct api_resp *r)
 {
 	sqlite3_stmt *st = store_prep(famfsd.db,
 		"SELECT name FROM interleave_sets ORDER BY name");
 	json_object *a = json_object_new_array();
 
+	(void)q;  /* the table's signature; no query here */
 	while (st && sqlite3_step(st) == SQLITE_ROW)
 		json_object_array_add(a, api_set_json(
 			(const char *)sqlite3_column_text(st, 0)));
@@ -189,10 +190,11 @@ static int create(struct api_req *q, struct api_resp *r)
 	return api_ok(r, 201, api_set_json(name));
 }
 
-static int delete(struct api_resp *r, const char *name)
+static int delete(struct api_req *q, struct api_resp *r, const char *name)
 {
 	json_object *o = api_set_json(name), *fs;
 
+	(void)q;  /* the table's signature; no query here */
 	if (!o)
 		return api_error(r, 404, "not_found", "no interleave set '%s'",
 				 name);
@@ -211,9 +213,11 @@ static int delete(struct api_resp *r, const char *name)
 int api_sets(struct api_req *q, struct api_resp *r)
 {
 	static const struct api_resource res = {
-		"/v1/interleave-sets", "/v1/interleave-sets/{name}",
-		"interleave set", list, create, api_set_json, delete,
-		api_set_grow };
+		.route = "/v1/interleave-sets",
+		.item_route = "/v1/interleave-sets/{name}",
+		.what = "interleave set", .list = list, .create = create,
+		.get = api_set_json, .del = delete, .patch = api_set_grow,
+	};
 
 	return api_resource(q, r, &res);
 }

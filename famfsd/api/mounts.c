@@ -36,12 +36,13 @@ json_object *api_mount_json(const char *name)
 			     name, mount_row);
 }
 
-static int list(struct api_resp *r)
+static int list(struct api_req *q, struct api_resp *r)
 {
 	sqlite3_stmt *st = store_prep(famfsd.db,
 		"SELECT name FROM mounts ORDER BY name");
 	json_object *a = json_object_new_array();
 
+	(void)q;  /* the table's signature; no query here */
 	while (st && sqlite3_step(st) == SQLITE_ROW)
 		json_object_array_add(a, api_mount_json(
 			(const char *)sqlite3_column_text(st, 0)));
@@ -158,11 +159,12 @@ static int create(struct api_req *q, struct api_resp *r)
 	return api_ok(r, 201, api_mount_json(name));
 }
 
-static int delete(struct api_resp *r, const char *name)
+static int delete(struct api_req *q, struct api_resp *r, const char *name)
 {
 	json_object *o = api_mount_json(name);
 	char err[512];
 
+	(void)q;  /* the table's signature; no query here */
 	if (!o)
 		return api_error(r, 404, "not_found", "no mount '%s'", name);
 	json_object_put(o);
@@ -175,8 +177,10 @@ static int delete(struct api_resp *r, const char *name)
 int api_mounts(struct api_req *q, struct api_resp *r)
 {
 	static const struct api_resource res = {
-		"/v1/mounts", "/v1/mounts/{name}", "mount",
-		list, create, api_mount_json, delete, NULL };
+		.route = "/v1/mounts", .item_route = "/v1/mounts/{name}",
+		.what = "mount", .list = list, .create = create,
+		.get = api_mount_json, .del = delete,
+	};
 
 	return api_resource(q, r, &res);
 }

@@ -53,12 +53,13 @@ static json_object *region_json(const char *name)
 			     name, row_json);
 }
 
-static int list(struct api_resp *r)
+static int list(struct api_req *q, struct api_resp *r)
 {
 	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT " REGION_COLS
 				      " FROM regions ORDER BY name");
 	json_object *a = json_object_new_array();
 
+	(void)q;  /* the table's signature; no query here */
 	while (st && sqlite3_step(st) == SQLITE_ROW)
 		json_object_array_add(a, row_json(st));
 	sqlite3_finalize(st);
@@ -221,13 +222,14 @@ static int create(struct api_req *q, struct api_resp *r)
 	return api_ok(r, 201, region_json(name));
 }
 
-static int delete(struct api_resp *r, const char *name)
+static int delete(struct api_req *q, struct api_resp *r, const char *name)
 {
 	json_object *o = region_json(name), *set;
 	char why[FAMFS_PROVIDER_WHY_LEN] = "", kname[FAMFS_PROVIDER_NAME_LEN];
 	struct provider *p;
 	int e;
 
+	(void)q;  /* the table's signature; no query here */
 	if (!o)
 		return api_error(r, 404, "not_found", "no region '%s'", name);
 	if (json_object_object_get_ex(o, "set", &set) && set) {
@@ -256,8 +258,10 @@ static int delete(struct api_resp *r, const char *name)
 int api_regions(struct api_req *q, struct api_resp *r)
 {
 	static const struct api_resource res = {
-		"/v1/regions", "/v1/regions/{name}", "region",
-		list, create, region_json, delete, NULL };
+		.route = "/v1/regions", .item_route = "/v1/regions/{name}",
+		.what = "region", .list = list, .create = create,
+		.get = region_json, .del = delete,
+	};
 
 	return api_resource(q, r, &res);
 }
