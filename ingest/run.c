@@ -146,9 +146,13 @@ static enum action decide(struct job *j, const struct ingest_item *it)
 	struct ingest_record rec;
 	struct famfs_attr a;
 	char *dst = dest_path(j->o, it->rel);
-	bool known = j->man && j->man->ops->get(j->man->m, it->rel, &rec) == 0 &&
-		     rec.state == INGEST_DONE;
 	bool exists = dst && j->sink->ops->stat(j->sink->s, dst, &a) == 0;
+	/* a record matters only for a file that exists: a fresh ingest asks
+	 * the manifest nothing (a SELECT and its locks per file, measured)
+	 */
+	bool known = exists && j->man &&
+		     j->man->ops->get(j->man->m, it->rel, &rec) == 0 &&
+		     rec.state == INGEST_DONE;
 	enum action act = ACT_COPY;
 
 	if (!dst)

@@ -326,14 +326,20 @@ int famfs_dev_flush_range(struct famfs_dev *d, const void *p, uint64_t len)
 		cpu_cache_lines(p, len, false);
 		return 0;
 	}
-	/* Files and block devices: the page cache is coherent on this host;
-	 * msync makes the bytes durable (a block device must reach the media
-	 * before the kernel module mounts it through DAX).
+	/* Files and block devices: the page cache is coherent on this host.
+	 * A block device must reach the media before the kernel module mounts
+	 * it through DAX: MS_SYNC. For a file, MS_ASYNC is all the old code
+	 * asked, and Linux has made MS_ASYNC a no-op since 2.6.19 (the kernel
+	 * tracks the dirty pages): skip the system call, one per file (5 % of
+	 * a small-file ingest, bench/results/ingest.md).
 	 */
+	if (d->kind == FAMFS_DEV_FILE) {
+		__sync_synchronize();
+		return 0;
+	}
 	a = (uintptr_t)p & ~(page - 1);
 	end = (uintptr_t)p + len;
-	if (msync((void *)a, end - a,
-		  d->kind == FAMFS_DEV_BLOCK ? MS_SYNC : MS_ASYNC))
+	if (msync((void *)a, end - a, MS_SYNC))
 		return -errno;
 	return 0;
 }

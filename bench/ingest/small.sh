@@ -1,0 +1,50 @@
+#!/bin/bash
+# Small files alone (issue 14, point 1): famfs-cli ingest of FILES files of
+# 4-64 KiB from a loop-mounted XFS image (warm) into emulated devices on a
+# huge=always tmpfs, against the 2-thread memcpy bound and `cp -a` into
+# tmpfs, both measured in the same round. With BASE_CLI (another build's
+# famfs-cli) each round also runs it, back to back, for an A/B ratio.
+# Usage (root): bench/ingest/small.sh BUILD [FILES] [ROUNDS] [BASE_CLI]
+set -eu
+B=$(realpath "${1:-build}"); N=${2:-20000}; ROUNDS=${3:-5}; BASE=${4:-}
+CLI=$B/famfs-cli/famfs-cli; HERE=$(dirname "$(realpath "$0")")
+W=$(mktemp -d /tmp/famfs-bench-small.XXXXXX)
+cleanup() {
+	umount "$W/devs" 2>/dev/null || true
+	umount "$W/xfs" 2>/dev/null || umount -l "$W/xfs" 2>/dev/null || true
+	rm -rf "$W" "/dev/shm/famfs-bench-small.$$"
+}
+trap cleanup EXIT
+mkdir -p "$W/xfs" "$W/devs"
+mount -t tmpfs -o huge=always,size=6G famfs-bench-small "$W/devs"
+truncate -s $(( N / 10 + 512 ))M "$W/xfs.img"; mkfs.xfs -q "$W/xfs.img"
+mount -o loop "$W/xfs.img" "$W/xfs"
+python3 "$HERE/gen_tree.py" "$W/xfs/src" "$N" 0 0
+bytes=$(du -sb --apparent-size "$W/xfs/src" | cut -f1)
+find "$W/xfs/src" -type f -print0 | xargs -0 cat > /dev/null
+secs() { local a b; a=$(date +%s.%N); "$@" > /dev/null 2>&1; b=$(date +%s.%N); echo "$b - $a" | bc -l; }
+ingest() { # CLI: fresh devices, mkfs, then the timed ingest
+	rm -f "$W"/devs/*
+	"$1" mkemul --size 1GiB "$W"/devs/dev{0,1,2,3}
+	"$1" mkfs --log-size 64MiB "$W"/devs/dev{0,1,2,3} > /dev/null
+	secs "$1" ingest -d "$W/devs/dev0" -d "$W/devs/dev1" -d "$W/devs/dev2" \
+		-d "$W/devs/dev3" --manifest "$W/devs/m.db" "$W/xfs/src" /src
+}
+echo "# $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%F %H:%M UTC')"
+echo "# $N files, $bytes bytes; ratio = ingest GB/s / 2-thread memcpy GB/s"
+echo "| round | memcpy GB/s | cp -a s | ingest s | vs memcpy | vs cp -a |${BASE:+ base s | base / this |}"
+echo "| --- | --- | --- | --- | --- | --- |${BASE:+ --- | --- |}"
+for r in $(seq "$ROUNDS"); do
+	mb=$("$B/bench/ingest/memcpy_bound" 2)
+	T=/dev/shm/famfs-bench-small.$$; rm -rf "$T"
+	tc=$(secs cp -a "$W/xfs/src" "$T"); rm -rf "$T"
+	ti=$(ingest "$CLI")
+	extra=""
+	if [ -n "$BASE" ]; then
+		tb=$(ingest "$BASE")
+		extra=$(printf ' %.3f | %.2f |' "$tb" "$(echo "$tb / $ti" | bc -l)")
+	fi
+	printf '| %d | %.1f | %.3f | %.3f | %.3f | %.2f |%s\n' "$r" "$mb" "$tc" "$ti" \
+		"$(echo "$bytes / $ti / 1000000000 / $mb" | bc -l)" \
+		"$(echo "$tc / $ti" | bc -l)" "$extra"
+done
