@@ -9,12 +9,19 @@ SMALL=$MNT/small     # packed at 4 KiB
 LIVE=$MNT/live       # created while mounted, through .meta/dev0
 
 failed=0
+# FAMFS_VM_KARGS=famfs.trace=1: every command of a check on the console,
+# with the guest's uptime (where a guest's time goes, docs/testing.md).
+TRACE=
+if grep -q 'famfs.trace=1' /proc/cmdline; then
+	TRACE=1
+	PS4='+ $(cut -d" " -f1 /proc/uptime) '
+fi
 check() {
 	name=$1
 	shift
 	echo "FAMFS-VM-RUN $name"
 	# not in an if: errexit must stay live inside the check
-	( set -e; "$@" ) 2>&1
+	( set -e; [ -z "$TRACE" ] || set -x; "$@" ) 2>&1
 	rc=$?
 	up=$(cut -d' ' -f1 /proc/uptime)
 	if [ $rc = 0 ]; then
