@@ -81,6 +81,8 @@ struct ofile {
 struct ofile *fused_ofile_new(void);
 void fused_ofile_free(struct ofile *of);
 void fused_ofiles_free_all(void);
+/* attr.c: a master's write-only open skips the page cache (docs/fuse.md) */
+void fused_master_open_mode(struct fuse_file_info *fi);
 /* ops_read.c: directory snapshots whose RELEASEDIR never came (shutdown) */
 void fused_dirs_free_all(void);
 

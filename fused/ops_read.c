@@ -260,6 +260,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fi->keep_cache = 1;
 		fi->direct_io = fused.o.direct_io;
 	}
+	fused_master_open_mode(fi);
 	fuse_reply_open(req, fi);
 }
 

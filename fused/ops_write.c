@@ -60,6 +60,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	}
 	of->ino = e.ino;
 	fi->fh = (uintptr_t)of;
+	fused_master_open_mode(fi);
 	if (fuse_reply_create(req, &e, fi) == -ENOENT) {
 		/* the creator was interrupted: nobody will close this */
 		pend_release(of->pf);
