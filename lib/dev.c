@@ -280,6 +280,11 @@ FAMFS_EXPORT const char *famfs_dev_path(const struct famfs_dev *d) { return d->p
 FAMFS_EXPORT enum famfs_dev_kind famfs_dev_kind(const struct famfs_dev *d) { return d->kind; }
 FAMFS_EXPORT int famfs_dev_fd(const struct famfs_dev *d) { return d->fd; }
 
+FAMFS_EXPORT int famfs_dev_write_fd(const struct famfs_dev *d)
+{
+	return d->store_by_pwrite ? d->fd : -1;
+}
+
 #define CACHELINE 64ULL
 
 #if defined(__x86_64__)
