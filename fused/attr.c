@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Attributes of committed nodes, read under the namespace read lock. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -150,4 +151,15 @@ void fused_ofiles_free_all(void)
 		free(of);
 	}
 	pthread_mutex_unlock(&ofiles_mu);
+}
+
+/* A write-only descriptor cannot be mmap()ed, so the one thing direct_io
+ * breaks on libfuse 3.14 (MAP_SHARED) cannot happen through it. Its
+ * writes then go from the writer's pages straight into the WRITE request:
+ * no page-cache page is allocated and filled first (bench/fuse/copy.sh).
+ */
+void fused_master_open_mode(struct fuse_file_info *fi)
+{
+	if (!fused.o.client && (fi->flags & O_ACCMODE) == O_WRONLY)
+		fi->direct_io = 1;
 }

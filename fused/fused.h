@@ -8,7 +8,11 @@
 #ifndef FAMFS_FUSED_H
 #define FAMFS_FUSED_H
 
-#define FUSE_USE_VERSION 34
+/* 312: fuse_session_loop_mt() takes the fuse_loop_cfg_*() config; at 34
+ * it is read as the old public struct (max_idle_threads 0: a new thread,
+ * a cloned /dev/fuse fd and a fresh buffer for every request)
+ */
+#define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -81,8 +85,14 @@ struct ofile {
 struct ofile *fused_ofile_new(void);
 void fused_ofile_free(struct ofile *of);
 void fused_ofiles_free_all(void);
+/* attr.c: a master's write-only open skips the page cache (docs/fuse.md) */
+void fused_master_open_mode(struct fuse_file_info *fi);
 /* ops_read.c: directory snapshots whose RELEASEDIR never came (shutdown) */
 void fused_dirs_free_all(void);
+
+/* put.c: @len bytes of @src into @m at @off; bytes written or -errno */
+int64_t fused_put(const struct famfs_fmap *m, uint64_t off,
+		  struct fuse_bufvec *src, size_t len);
 
 /* main.c */
 void fused_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

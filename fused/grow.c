@@ -85,7 +85,7 @@ static int attach_devices(const char **paths, unsigned n, struct famfs_err *e)
 	return r < 0 ? r : 0;
 }
 
-static void op_ioctl(fuse_req_t req, fuse_ino_t ino, int cmd, void *arg,
+static void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 		     struct fuse_file_info *fi, unsigned flags,
 		     const void *in_buf, size_t in_bufsz, size_t out_bufsz)
 {

@@ -256,8 +256,7 @@ static int serve(void)
 	if (!cfg)
 		return -ENOMEM;
 	fuse_loop_cfg_set_max_threads(cfg, fused.o.max_threads);
-	fuse_loop_cfg_set_idle_threads(cfg, fused.o.max_threads < 4 ?
-				       fused.o.max_threads : 4);
+	fuse_loop_cfg_set_idle_threads(cfg, fused.o.max_threads);
 	r = fuse_session_loop_mt(fused.se, cfg);
 	fuse_loop_cfg_destroy(cfg);
 	return r;

@@ -41,6 +41,12 @@ static void op_init(void *ud, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_IOCTL_DIR;
 	/* files do not change under a client; nothing to re-validate */
 	conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+	/* No splice of requests (libfuse turns it on for write_buf): its pipe
+	 * must hold a whole 1 MiB request plus header, more than
+	 * fs.pipe-max-size allows without CAP_SYS_RESOURCE, and libfuse then
+	 * falls back after an extra system call per thread (put.c).
+	 */
+	conn->want &= ~FUSE_CAP_SPLICE_READ;
 	conn->time_gran = 1;
 }
 
@@ -260,6 +266,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fi->keep_cache = 1;
 		fi->direct_io = fused.o.direct_io;
 	}
+	fused_master_open_mode(fi);
 	fuse_reply_open(req, fi);
 }
 

@@ -60,6 +60,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	}
 	of->ino = e.ino;
 	fi->fh = (uintptr_t)of;
+	fused_master_open_mode(fi);
 	if (fuse_reply_create(req, &e, fi) == -ENOENT) {
 		/* the creator was interrupted: nobody will close this */
 		pend_release(of->pf);
@@ -90,7 +91,7 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 /* In-place write to committed node @n, limited to its size. */
 static void write_committed(fuse_req_t req, struct famfs_node *n,
-			    const char *buf, size_t size, uint64_t off)
+			    struct fuse_bufvec *src, size_t size, uint64_t off)
 {
 	const struct famfs_fmap *m = famfs_node_map(n);
 	struct famfs_attr a;
@@ -103,17 +104,20 @@ static void write_committed(fuse_req_t req, struct famfs_node *n,
 	}
 	if (size > a.size - off)
 		size = (size_t)(a.size - off); /* short write; the next is EFBIG */
-	w = famfs_write_map(fused.fs, m, off, buf, size);
+	w = fused_put(m, off, src, size);
 	if (w < 0)
 		fuse_reply_err(req, (int)-w);
 	else
 		fuse_reply_write(req, (size_t)w);
 }
 
-static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
-		     size_t size, off_t off, struct fuse_file_info *fi)
+/* write_buf, not write: a spliced request's bytes stay in the pipe (put.c) */
+static void op_write_buf(fuse_req_t req, fuse_ino_t ino,
+			 struct fuse_bufvec *src, off_t off,
+			 struct fuse_file_info *fi)
 {
 	struct ofile *of = (void *)(uintptr_t)fi->fh;
+	size_t size = fuse_buf_size(src);
 	uint64_t cino;
 	int64_t w;
 
@@ -121,7 +125,7 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 	if (refuse_client(req))
 		return;
 	if (of->node) {
-		write_committed(req, of->node, buf, size, (uint64_t)off);
+		write_committed(req, of->node, src, size, (uint64_t)off);
 		return;
 	}
 	cino = pend_committed_ino(of->pf);
@@ -132,11 +136,11 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 			fuse_reply_err(req, ENOENT);
 			return;
 		}
-		write_committed(req, n, buf, size, (uint64_t)off);
+		write_committed(req, n, src, size, (uint64_t)off);
 		fused_release_node(n);
 		return;
 	}
-	w = pend_write(of->pf, buf, size, (uint64_t)off);
+	w = pend_write(of->pf, src, size, (uint64_t)off);
 	if (w < 0)
 		fuse_reply_err(req, (int)-w);
 	else
@@ -395,7 +399,7 @@ void fused_ops_write(struct fuse_lowlevel_ops *ops)
 {
 	ops->create = op_create;
 	ops->mknod = op_mknod;
-	ops->write = op_write;
+	ops->write_buf = op_write_buf;
 	ops->setattr = op_setattr;
 	ops->fallocate = op_fallocate;
 	ops->flush = op_flush;

@@ -66,7 +66,8 @@ int pend_set_commit_mode(uint64_t ino, bool commit_now);
 void pend_commit_all(void);
 
 /* ---- data (pending_data.c); each takes pf->mu except trim --------------- */
-int64_t pend_write(struct pfile *pf, const void *buf, size_t len, uint64_t off);
+int64_t pend_write(struct pfile *pf, struct fuse_bufvec *src, size_t len,
+		   uint64_t off);
 int64_t pend_read(struct pfile *pf, void *buf, size_t len, uint64_t off);
 int pend_truncate(struct pfile *pf, uint64_t size);
 int pend_fallocate(struct pfile *pf, int mode, uint64_t off, uint64_t len);

@@ -190,7 +190,8 @@ static int ensure_cap(struct pfile *pf, uint64_t need, bool exact)
 	return reallocate(pf, need > 2 * cap ? need : 2 * cap, need, true);
 }
 
-int64_t pend_write(struct pfile *pf, const void *buf, size_t len, uint64_t off)
+int64_t pend_write(struct pfile *pf, struct fuse_bufvec *src, size_t len,
+		   uint64_t off)
 {
 	int64_t n;
 	int r;
@@ -205,7 +206,7 @@ int64_t pend_write(struct pfile *pf, const void *buf, size_t len, uint64_t off)
 	}
 	if (off > pf->size)
 		map_zero(pf->map, pf->size, off);
-	n = famfs_write_map(fused.fs, pf->map, off, buf, len);
+	n = fused_put(pf->map, off, src, len);
 	if (n > 0 && off + (uint64_t)n > pf->size)
 		pf->size = off + (uint64_t)n;
 	pf->mtime_ns = pf->ctime_ns = famfs_now_ns();

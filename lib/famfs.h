@@ -57,6 +57,11 @@ uint64_t famfs_dev_size(const struct famfs_dev *d);
 const char *famfs_dev_path(const struct famfs_dev *d);
 enum famfs_dev_kind famfs_dev_kind(const struct famfs_dev *d);
 int famfs_dev_fd(const struct famfs_dev *d);
+/* The descriptor data should be written through (pwrite, splice), or -1:
+ * store through famfs_dev_base() (DAX, hugetlbfs, read-only). Either way
+ * famfs_dev_flush() follows.
+ */
+int famfs_dev_write_fd(const struct famfs_dev *d);
 
 /* Make bytes written by this host visible to other hosts (clwb/clflushopt
  * + sfence on DAX memory, msync on files; a range past the end is cut).

@@ -75,8 +75,9 @@ static int64_t copy_map(struct famfs_fs *fs, const struct famfs_fmap *m,
 		if (to_dev) {
 			int r;
 
-			memcpy(d->base + loc.dev_offset, buf + done, n);
-			r = famfs_dev_flush(d, loc.dev_offset, n);
+			r = famfs_dev_store(d, loc.dev_offset, buf + done, n);
+			if (!r)
+				r = famfs_dev_flush(d, loc.dev_offset, n);
 			if (r)
 				return r;
 		} else {

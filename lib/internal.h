@@ -33,6 +33,7 @@ struct famfs_dev {
 	uint64_t raw_size;            /* as the device reports it */
 	enum famfs_dev_kind kind;
 	bool writable;
+	bool store_by_pwrite;         /* famfs_dev_store(): a tmpfs-like file */
 };
 
 struct famfs_node {
@@ -180,6 +181,9 @@ struct famfs_fs {
 
 /* dev.c */
 int famfs_dev_flush_range(struct famfs_dev *d, const void *p, uint64_t len);
+/* dev.c: copy @len bytes to device offset @off (range already checked) */
+int famfs_dev_store(struct famfs_dev *d, uint64_t off, const void *src,
+		    uint64_t len);
 
 /* util.c */
 uint64_t famfs_fs_tag(const struct famfs_uuid *u);

@@ -1,0 +1,30 @@
+#!/bin/sh
+# fuse_workers: famfs-fused keeps its worker threads between requests
+# (fuse_session_loop_mt() gets the fuse_loop_cfg_*() settings: with
+# FUSE_USE_VERSION < 312 libfuse read them as the old struct, max idle
+# threads 0, and started a thread, a cloned /dev/fuse fd and a fresh
+# buffer for every request). Every thread there before 100 open/read/close
+# cycles on the master is still there after them, and at most
+# --max-threads (16) were added.
+# usage: workers.sh FAMFS_FUSED FAMFS_CLI TESTUTIL
+FUSED=$1 CLI=$2 UTIL=$3
+. "$(dirname "$0")/lib.sh"
+
+make_fs 1 16MiB
+M=$T/master
+mount_fs master "$M"
+MPID=$LAST_PID
+echo hello >"$M/f" || die "write f"
+ls "/proc/$MPID/task" | sort >"$T/tids.0"
+i=0
+while [ $i -lt 100 ]; do
+	cat "$M/f" >/dev/null || die "cat f"
+	i=$((i + 1))
+done
+ls "/proc/$MPID/task" | sort >"$T/tids.1"
+gone=$(comm -23 "$T/tids.0" "$T/tids.1" | wc -l)
+new=$(comm -13 "$T/tids.0" "$T/tids.1" | wc -l)
+[ "$gone" -eq 0 ] || die "$gone of $(wc -l <"$T/tids.0") threads gone after 100 requests: one thread per request"
+[ "$new" -le 16 ] || die "$new new worker threads for 100 requests"
+ok "worker threads kept across 100 requests ($(wc -l <"$T/tids.1") threads, $new new)"
+umount_fs "$M" "$MPID"
