@@ -123,7 +123,7 @@ int famfs_add_dir(struct dentry *parent, const char *name,
 	return famfs_add_entry(parent, name, inode, false);
 }
 
-int famfs_remove(struct dentry *parent, const char *name, u64 ino)
+int famfs_remove(struct dentry *parent, const char *name, u64 ino, u64 seq)
 {
 	struct inode *dir = d_inode(parent);
 	struct dentry *dentry;
@@ -145,6 +145,9 @@ int famfs_remove(struct dentry *parent, const char *name, u64 ino)
 		rc = -EPERM;
 	else if (S_ISDIR(inode->i_mode) && !simple_empty(dentry))
 		rc = -ENOTEMPTY;
+	/* Before the pin goes: eviction forgets it again. */
+	if (!rc && seq && S_ISREG(inode->i_mode) && famfs_inode_map(inode))
+		rc = famfs_removed_add(inode, seq);
 	if (rc)
 		goto out_put;
 	inode_set_ctime_to_ts(inode,
@@ -194,8 +197,10 @@ void famfs_evict_inode(struct inode *inode)
 	truncate_inode_pages_final(&inode->i_data);
 	clear_inode(inode);
 	/* The last user is gone: the memory may be mapped again. */
-	if (S_ISREG(inode->i_mode) && map)
+	if (S_ISREG(inode->i_mode) && map) {
+		famfs_removed_del(inode);
 		famfs_unclaim_map(FAMFS_SB(inode->i_sb), map, inode);
+	}
 	kfree(inode->i_private);
 	inode->i_private = NULL;
 }

@@ -151,7 +151,8 @@ static long famfs_ioc_remove(struct file *dirf, void __user *arg)
 		return PTR_ERR(req);
 	rc = famfs_check_name(req->name);
 	if (!rc)
-		rc = famfs_remove(file_dentry(dirf), req->name, req->ino);
+		rc = famfs_remove(file_dentry(dirf), req->name, req->ino,
+				  req->seq);
 	kfree(req);
 	return rc;
 }
@@ -184,9 +185,12 @@ long famfs_dir_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case FAMFS_IOC_MKDIR:
 	case FAMFS_IOC_REMOVE:
 	case FAMFS_IOC_DEVICE_ADD:
+	case FAMFS_IOC_SLOT_WRITE:
 		if (!capable(CAP_SYS_ADMIN))
 			return -EPERM;
 		break;
+	case FAMFS_IOC_HELD:
+		return famfs_ioc_held(file, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -196,6 +200,8 @@ long famfs_dir_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return famfs_ioc_mkdir(file, uarg);
 	if (cmd == FAMFS_IOC_REMOVE)
 		return famfs_ioc_remove(file, uarg);
+	if (cmd == FAMFS_IOC_SLOT_WRITE)
+		return famfs_ioc_slot_write(file, uarg);
 	return famfs_ioc_device_add(file, uarg);
 }
 
