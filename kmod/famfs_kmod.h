@@ -47,6 +47,7 @@ struct famfs_sb_info {
 	spinlock_t removed_lock;
 	struct list_head removed;
 	int slot;		/* made live by SLOT_WRITE; -1: none */
+	struct famfs_uuid slot_uuid;	/* its host_uuid */
 	u64 slots_offset;	/* the slot table on device 0 */
 	u32 nslots;		/* 0: no sane table, SLOT_WRITE refused */
 };
@@ -152,6 +153,7 @@ int famfs_removed_add(struct inode *inode, u64 seq);
 void famfs_removed_del(struct inode *inode);
 long famfs_ioc_held(struct file *dirf, void __user *arg);
 long famfs_ioc_slot_write(struct file *dirf, void __user *arg);
+void famfs_follow_release_slot(struct super_block *sb);
 
 /* ioctl.c */
 long famfs_dir_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

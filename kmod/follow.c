@@ -19,6 +19,8 @@
 #include "uapi/famfs_ioctl.h"
 
 static_assert(sizeof(struct famfs_client_slot) == FAMFS_IOC_SLOT_BYTES);
+static_assert(sizeof(struct famfs_uuid) ==
+	      sizeof_field(struct famfs_ioc_held, slot_uuid));
 
 /* A removed regular file whose inode still lives (open or mapped). */
 struct famfs_removed {
@@ -77,7 +79,8 @@ long famfs_ioc_held(struct file *dirf, void __user *arg)
 		if (!h.min_seq || r->seq < h.min_seq)
 			h.min_seq = r->seq;
 	}
-	h.slot = READ_ONCE(sbi->slot);
+	h.slot = sbi->slot;
+	memcpy(h.slot_uuid, &sbi->slot_uuid, sizeof(h.slot_uuid));
 	spin_unlock(&sbi->removed_lock);
 	return copy_to_user(arg, &h, sizeof(h)) ? -EFAULT : 0;
 }
@@ -125,12 +128,32 @@ long famfs_ioc_slot_write(struct file *dirf, void __user *arg)
 				     sizeof(*s));
 	if (!rc) {
 		spin_lock(&sbi->removed_lock);
-		if (s->state == FAMFS_SLOT_LIVE)
+		if (s->state == FAMFS_SLOT_LIVE) {
 			sbi->slot = req->index;
-		else if (sbi->slot == (int)req->index)
+			sbi->slot_uuid = s->host_uuid;
+		} else if (sbi->slot == (int)req->index)
 			sbi->slot = -1;
 		spin_unlock(&sbi->removed_lock);
 	}
 	kfree(req);
 	return rc;
+}
+
+/* At unmount: the slot the agent holds for this mount is free again. */
+void famfs_follow_release_slot(struct super_block *sb)
+{
+	struct famfs_sb_info *sbi = FAMFS_SB(sb);
+	struct famfs_client_slot s;
+	u64 off;
+
+	if (sbi->slot < 0 || sbi->ndev == 0)
+		return;
+	off = sbi->slots_offset + (u64)sbi->slot * sizeof(s);
+	if (famfs_dax_read(sbi->dev[0], off, &s, sizeof(s)) ||
+	    s.magic != FAMFS_SLOT_MAGIC || s.state != FAMFS_SLOT_LIVE ||
+	    memcmp(&s.host_uuid, &sbi->slot_uuid, sizeof(s.host_uuid)))
+		return;	/* evicted, or no longer ours */
+	s.state = FAMFS_SLOT_FREE;
+	famfs_dax_write(sbi->dev[0], off, &s, sizeof(s));
+	sbi->slot = -1;
 }

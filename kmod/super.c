@@ -257,6 +257,9 @@ static void famfs_kill_sb(struct super_block *sb)
 	/* Drop the pins that kept the tree in the dcache. */
 	if (sb->s_root)
 		famfs_unpin_tree(sb->s_root);
+	/* No user is left: the agent's client slot is free again. */
+	if (sbi && sb->s_root)
+		famfs_follow_release_slot(sb);
 	kill_block_super(sb);
 	/* put_super is not called when fill_super failed early. */
 	if (sbi)

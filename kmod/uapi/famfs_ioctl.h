@@ -118,6 +118,7 @@ struct famfs_ioc_held {
 	__u64 min_seq;		/* lowest REMOVE seq among them; 0: none */
 	__s32 slot;		/* slot last made live by SLOT_WRITE; -1 */
 	__u32 reserved;
+	__u8 slot_uuid[16];	/* the host_uuid written into it */
 };
 
 #define FAMFS_IOC_SLOT_BYTES	64	/* struct famfs_client_slot */
