@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -213,14 +214,45 @@ int famfs_slot_adopt(struct famfs_fs *fs, unsigned index,
 	return 0;
 }
 
+/*
+ * The slot table as the memory holds it now, for a reader of other
+ * hosts' slots. A pmem block device is mapped through its page cache,
+ * which never sees what other hosts (or a kernel mount's DAX writes on
+ * this one) put there: read it with O_DIRECT into *@bounce (freed by the
+ * caller). Otherwise, or if that fails, the mapping after invalidating.
+ */
+static const struct famfs_client_slot *slots_now(struct famfs_fs *fs,
+						 void **bounce)
+{
+	size_t len = ((size_t)fs->sb.nslots * sizeof(struct famfs_client_slot) +
+		      4095) & ~(size_t)4095;
+	int fd = -1;
+
+	*bounce = NULL;
+	if (fs->dev[0]->kind == FAMFS_DEV_BLOCK && fs->sb.slots_offset % 4096 == 0)
+		fd = open(fs->dev[0]->path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd >= 0 && !posix_memalign(bounce, 4096, len) &&
+	    pread(fd, *bounce, len, (off_t)fs->sb.slots_offset) == (ssize_t)len) {
+		close(fd);
+		return *bounce;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(*bounce);
+	*bounce = NULL;
+	slot_invalidate(fs);
+	return slot_at(fs, 0);
+}
+
 uint64_t famfs_slots_min_live(struct famfs_fs *fs, bool *any)
 {
 	uint64_t min = UINT64_MAX;
+	void *bounce;
+	const struct famfs_client_slot *table = slots_now(fs, &bounce);
 
 	*any = false;
-	slot_invalidate(fs);
 	for (unsigned i = 0; i < fs->sb.nslots; i++) {
-		struct famfs_client_slot *s = slot_at(fs, i);
+		const struct famfs_client_slot *s = &table[i];
 
 		if (s->magic != FAMFS_SLOT_MAGIC || s->state != FAMFS_SLOT_LIVE)
 			continue;
@@ -228,6 +260,7 @@ uint64_t famfs_slots_min_live(struct famfs_fs *fs, bool *any)
 		if (s->replayed_seq < min)
 			min = s->replayed_seq;
 	}
+	free(bounce);
 	return min;
 }
 
@@ -235,10 +268,11 @@ FAMFS_EXPORT int famfs_slots(struct famfs_fs *fs, struct famfs_slot_info *out,
 			     int max)
 {
 	int n = 0;
+	void *bounce;
+	const struct famfs_client_slot *table = slots_now(fs, &bounce);
 
-	slot_invalidate(fs);
 	for (unsigned i = 0; i < fs->sb.nslots && n < max; i++) {
-		struct famfs_client_slot *s = slot_at(fs, i);
+		const struct famfs_client_slot *s = &table[i];
 
 		if (s->magic != FAMFS_SLOT_MAGIC || s->state == FAMFS_SLOT_FREE)
 			continue;
@@ -250,6 +284,7 @@ FAMFS_EXPORT int famfs_slots(struct famfs_fs *fs, struct famfs_slot_info *out,
 		out[n].heartbeat_ns = s->heartbeat_ns;
 		n++;
 	}
+	free(bounce);
 	return n;
 }
 

@@ -77,7 +77,7 @@ static int follow_attach(const struct mount_spec *m, char *err, size_t errlen)
 	/* A client host: the master must not reuse memory this mount's
 	 * files still map (a restarted famfsd adopts the same slot).
 	 */
-	if (!r && m->client && !getenv("FAMFSD_TEST_NO_KMOUNT_SLOT")) {
+	if (!r && m->client) {
 		r = famfs_kmount_claim_slot(f->km, m->host_name, &e);
 		if (r)
 			famfs_kmount_detach(f->km);

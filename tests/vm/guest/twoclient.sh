@@ -49,6 +49,32 @@ mmap_identical() {
 	done </tmp/sums
 }
 
+# A process keeps a file mapped while host 1 deletes it and makes new
+# files; this host's famfsd holds its client slot before the delete.
+client_holds() {
+	famfs-vmcheck keep-mmap $KFS/data/sub/mid.bin /tmp/unmap \
+		>/tmp/keep.out 2>&1 &
+	until_for 30 "the mapping" test -e /tmp/unmap.ready
+	slots | tee /tmp/slots
+	grep -w h2 /tmp/slots | grep -qw live
+}
+
+# Host 1 is done writing: the mapped bytes never changed; then unmap.
+mapping_intact() {
+	touch /tmp/unmap
+	until_for 30 "keep-mmap" grep -q "kept mapped" /tmp/keep.out
+	cat /tmp/keep.out
+	grep -q "kept mapped, unchanged" /tmp/keep.out
+}
+
+# After the unmount: the module gave the follower's slot back (read from
+# the devices, no mount left).
+slot_freed() {
+	famfs-cli clients -d $DEV -d $DEV1 >/tmp/slots.after
+	cat /tmp/slots.after
+	not grep -qw h2 /tmp/slots.after
+}
+
 check client_net net_up $IP2
 check client_region client_region
 check client_famfsd_tls famfsd_tls $IP2 h2
@@ -56,10 +82,16 @@ check master_famfsd master_famfsd
 check client_kernel_mount client_kernel_mount
 check read_identical read_identical
 check mmap_identical mmap_identical
+check client_holds client_holds
+if [ $failed = 0 ]; then say holding PASS; else say holding FAIL; fi
+check master_held await $IP1 held 600
+check mapping_intact mapping_intact
+say unmapped PASS
 check client_dmesg_clean dmesg_clean
 if [ $failed = 0 ]; then say checked PASS; else say checked FAIL; fi
 # host 1 reads the verdict before this guest goes away
 check master_finished await $IP1 finished 300
 say bye PASS
 check client_stop twohost_stop
+check client_slot_freed slot_freed
 exit $failed
