@@ -123,6 +123,13 @@ int famfs_add_dir(struct dentry *parent, const char *name,
  * Returns 0, -ENOENT, -ESTALE (another inode), -ENOTEMPTY or -EPERM.
  */
 int famfs_remove(struct dentry *parent, const char *name, u64 ino, u64 seq);
+/*
+ * famfs_change_attrs() - a SETATTR of the log: set mode bits, owner and
+ * times of @name in @parent if it is inode @a->ino. Returns 0, -ENOENT,
+ * -ESTALE (another inode) or -EPERM (.meta).
+ */
+int famfs_change_attrs(struct dentry *parent, const char *name,
+		       const struct famfs_attrs *a, struct timespec64 atime);
 /* .meta/dev<index>: the whole device, for user space's log access. */
 int famfs_add_meta_dev(struct super_block *sb, unsigned int index);
 void famfs_evict_inode(struct inode *inode);

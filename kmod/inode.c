@@ -171,6 +171,34 @@ out_unlock:
 	return rc;
 }
 
+int famfs_change_attrs(struct dentry *parent, const char *name,
+		       const struct famfs_attrs *a, struct timespec64 atime)
+{
+	struct dentry *dentry;
+	struct inode *inode;
+	int rc = 0;
+
+	dentry = lookup_one_len_unlocked(name, parent, strlen(name));
+	if (IS_ERR(dentry))
+		return PTR_ERR(dentry);
+	inode = d_inode(dentry);
+	if (!inode)
+		rc = -ENOENT;
+	else if (inode->i_ino != a->ino)
+		rc = -ESTALE;
+	else if (IS_ROOT(parent) && !strcmp(name, FAMFS_KMOD_META_DIR))
+		rc = -EPERM;
+	if (!rc) {
+		inode_lock(inode);
+		inode->i_mode = (inode->i_mode & S_IFMT) | (a->mode & 07777);
+		famfs_set_attr(inode, a);
+		inode_set_atime_to_ts(inode, atime);
+		inode_unlock(inode);
+	}
+	dput(dentry);
+	return rc;
+}
+
 /*
  * Size, mode and owner come from the log; the VFS may not change them
  * (a truncate would silently desert the allocation). Times may change.

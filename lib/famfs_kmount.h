@@ -22,6 +22,8 @@ struct famfs_kmount_count {
 	unsigned busy;            /* new files whose memory a removed file
 				   * still open or mapped holds: retried */
 	unsigned devices;         /* devices added (DEVICE_ADD) */
+	unsigned attrs;           /* entries in the mount whose mode, owner
+				   * or times a SETATTR changed */
 };
 
 /* A kernel mount followed by this process: the log read via .meta. */

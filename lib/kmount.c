@@ -379,6 +379,44 @@ static int remove_stale(struct sync_ctx *c, int dirfd, struct famfs_node *dir,
 	return r;
 }
 
+static uint64_t ts_ns(struct timespec t)
+{
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * @n is in the mount already: give it what later SETATTR entries set
+ * (mode, owner, a file's mtime; the module's directories keep their own
+ * times, changed by every add and remove).
+ */
+static int update_attrs(struct sync_ctx *c, int dirfd, struct famfs_node *n,
+			const struct famfs_attr *a)
+{
+	struct famfs_ioc_setattr req;
+	struct stat st;
+
+	if (fstatat(dirfd, famfs_node_name(n), &st, AT_SYMLINK_NOFOLLOW) ||
+	    st.st_ino != a->ino)
+		return 0;
+	if ((st.st_mode & 07777) == (a->mode & 07777) && st.st_uid == a->uid &&
+	    st.st_gid == a->gid &&
+	    (S_ISDIR(st.st_mode) || ts_ns(st.st_mtim) == a->mtime_ns))
+		return 0;
+	memset(&req, 0, sizeof(req));
+	snprintf(req.name, sizeof(req.name), "%s", famfs_node_name(n));
+	req.ino = a->ino;
+	req.mtime_ns = a->mtime_ns;
+	req.ctime_ns = a->ctime_ns;
+	req.atime_ns = a->atime_ns;
+	req.mode = a->mode & 07777;
+	req.uid = a->uid;
+	req.gid = a->gid;
+	if (ioctl(dirfd, FAMFS_IOC_SETATTR, &req))
+		return -errno;
+	c->n->attrs++;
+	return 0;
+}
+
 /* Add @n to the directory open as @dirfd unless the mount has it. */
 static int add_one(struct sync_ctx *c, int dirfd, struct famfs_node *n)
 {
@@ -393,7 +431,7 @@ static int add_one(struct sync_ctx *c, int dirfd, struct famfs_node *n)
 		c->n->dirs++;
 	else if (!r)
 		c->n->files++;
-	else if (r == -EEXIST)
+	else if (r == -EEXIST && !(r = update_attrs(c, dirfd, n, &a)))
 		c->n->existing++;
 	else if (r == -EBUSY)
 		c->n->busy++;

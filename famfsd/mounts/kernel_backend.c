@@ -141,11 +141,12 @@ static int kernel_follow(const struct mount_spec *m, char *err, size_t errlen)
 		follow_drop(m->path);
 		return r;
 	}
-	if (n.dirs || n.files || n.removed || n.devices)
+	if (n.dirs || n.files || n.removed || n.devices || n.attrs)
 		log_info("mounts/%s: followed the log: %u directories and %u "
 			 "files added, %u removed, %u devices added, %u "
-			 "waiting for a removed file's last user", m->name,
-			 n.dirs, n.files, n.removed, n.devices, n.busy);
+			 "with new attributes, %u waiting for a removed file's "
+			 "last user", m->name, n.dirs, n.files, n.removed,
+			 n.devices, n.attrs, n.busy);
 	return 0;
 }
 

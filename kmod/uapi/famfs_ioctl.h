@@ -121,6 +121,22 @@ struct famfs_ioc_held {
 	__u8 slot_uuid[16];	/* the host_uuid written into it */
 };
 
+/*
+ * A SETATTR of the log for entry @name of the directory, if it is inode
+ * @ino: permission bits, owner and times as the log now has them.
+ */
+struct famfs_ioc_setattr {
+	__u64 ino;
+	__u64 mtime_ns;
+	__u64 ctime_ns;
+	__u64 atime_ns;
+	__u32 mode;		/* permission bits only */
+	__u32 uid;
+	__u32 gid;
+	__u32 reserved;		/* must be 0 */
+	char name[FAMFS_IOC_NAME_MAX + 1];
+};
+
 #define FAMFS_IOC_SLOT_BYTES	64	/* struct famfs_client_slot */
 
 /*
@@ -155,6 +171,9 @@ struct famfs_ioc_slot {
 #define FAMFS_IOC_DEVICE_ADD	_IOW(FAMFS_IOC_MAGIC, 5, \
 				     struct famfs_ioc_device_add)
 
+/* On a directory fd: set an entry's attributes (a SETATTR in the log). */
+#define FAMFS_IOC_SETATTR	_IOW(FAMFS_IOC_MAGIC, 8, \
+				     struct famfs_ioc_setattr)
 /* On a directory fd: report removed files still in use (no capability). */
 #define FAMFS_IOC_HELD		_IOR(FAMFS_IOC_MAGIC, 6, struct famfs_ioc_held)
 /* On the root fd: write client slot @index (CAP_SYS_ADMIN). */
