@@ -59,6 +59,29 @@ client_holds() {
 	grep -w h2 /tmp/slots | grep -qw live
 }
 
+# h2's live slots as "SLOT HEARTBEAT_NS" lines.
+h2_slots() { slots -o wide | awk '$2 == "live" && $3 == "h2" { print $1, $5 }'; }
+h2_beat_after() {
+	awk -v now="$(h2_slots | cut -d' ' -f2)" -v was="$1" \
+		'BEGIN { exit !(now > was) }'
+}
+
+# A restarted famfsd adopts the kernel mount's slot (the module remembers
+# it), claims no second one, and publishes again.
+restart_same_slot() {
+	famfsd_stop
+	h2_slots | tee /tmp/slot.before
+	[ "$(wc -l </tmp/slot.before)" = 1 ]
+	famfsd -f --config /tmp/famfsd.yaml -s $SOCK -d /tmp/famfsd \
+		-p /usr/lib/famfs/plugins -n h2 >>$FDLOG 2>&1 &
+	echo $! >/tmp/famfsd.pid
+	until_for 60 "host 2's slot published again" \
+		h2_beat_after "$(cut -d' ' -f2 /tmp/slot.before)"
+	h2_slots | tee /tmp/slot.after
+	[ "$(wc -l </tmp/slot.after)" = 1 ]
+	[ "$(cut -d' ' -f1 /tmp/slot.after)" = "$(cut -d' ' -f1 /tmp/slot.before)" ]
+}
+
 # Host 1 is done writing: the mapped bytes never changed; then unmap.
 mapping_intact() {
 	touch /tmp/unmap
@@ -83,6 +106,7 @@ check client_kernel_mount client_kernel_mount
 check read_identical read_identical
 check mmap_identical mmap_identical
 check client_holds client_holds
+check restart_same_slot restart_same_slot
 if [ $failed = 0 ]; then say holding PASS; else say holding FAIL; fi
 check master_held await $IP1 held 600
 check mapping_intact mapping_intact
