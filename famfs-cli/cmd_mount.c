@@ -69,8 +69,9 @@ static int replay_mounted(const char *mnt, char *const *devs, unsigned ndev)
 	}
 	printf("replayed into %s: %u new directories, %u new files, "
 	       "%u removed, %u already there, %u waiting for a removed "
-	       "file's last user, %u added devices\n", mnt, n.dirs, n.files,
-	       n.removed, n.existing, n.busy, n.devices);
+	       "file's last user, %u added devices, %u with new attributes\n",
+	       mnt, n.dirs, n.files, n.removed, n.existing, n.busy, n.devices,
+	       n.attrs);
 	return CLI_EXIT_OK;
 }
 

@@ -9,6 +9,7 @@
 #include <linux/iomap.h>
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
+#include <linux/spinlock.h>
 
 #include "famfs_compat.h"
 #include "famfs_map.h"
@@ -42,6 +43,13 @@ struct famfs_sb_info {
 	unsigned int nextra;
 	char *extra[FAMFS_KMOD_MAX_DEVICES - 1];
 	bool extra_write;	/* devices 1.. are open for writing */
+	/* follow.c: removed files still in use, the agent's client slot */
+	spinlock_t removed_lock;
+	struct list_head removed;
+	int slot;		/* made live by SLOT_WRITE; -1: none */
+	struct famfs_uuid slot_uuid;	/* its host_uuid */
+	u64 slots_offset;	/* the slot table on device 0 */
+	u32 nslots;		/* 0: no sane table, SLOT_WRITE refused */
 };
 
 /* Errors go to the mount's log during mount (@fc), to dmesg otherwise. */
@@ -114,7 +122,14 @@ int famfs_add_dir(struct dentry *parent, const char *name,
  * and its claims live until the last open file or mapping is gone.
  * Returns 0, -ENOENT, -ESTALE (another inode), -ENOTEMPTY or -EPERM.
  */
-int famfs_remove(struct dentry *parent, const char *name, u64 ino);
+int famfs_remove(struct dentry *parent, const char *name, u64 ino, u64 seq);
+/*
+ * famfs_change_attrs() - a SETATTR of the log: set mode bits, owner and
+ * times of @name in @parent if it is inode @a->ino. Returns 0, -ENOENT,
+ * -ESTALE (another inode) or -EPERM (.meta).
+ */
+int famfs_change_attrs(struct dentry *parent, const char *name,
+		       const struct famfs_attrs *a, struct timespec64 atime);
 /* .meta/dev<index>: the whole device, for user space's log access. */
 int famfs_add_meta_dev(struct super_block *sb, unsigned int index);
 void famfs_evict_inode(struct inode *inode);
@@ -136,6 +151,16 @@ int famfs_claim_map(struct famfs_sb_info *sbi, const struct famfs_kmap *map,
 void famfs_unclaim_map(struct famfs_sb_info *sbi, const struct famfs_kmap *map,
 		       struct inode *owner);
 void famfs_free_claims(struct famfs_sb_info *sbi);
+
+/* follow.c */
+void famfs_follow_init(struct famfs_sb_info *sbi);
+/* Remember that removed file @inode frees the memory at log seq @seq. */
+int famfs_removed_add(struct inode *inode, u64 seq);
+/* Forget it (eviction: the last user is gone). */
+void famfs_removed_del(struct inode *inode);
+long famfs_ioc_held(struct file *dirf, void __user *arg);
+long famfs_ioc_slot_write(struct file *dirf, void __user *arg);
+void famfs_follow_release_slot(struct super_block *sb);
 
 /* ioctl.c */
 long famfs_dir_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

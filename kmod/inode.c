@@ -123,7 +123,7 @@ int famfs_add_dir(struct dentry *parent, const char *name,
 	return famfs_add_entry(parent, name, inode, false);
 }
 
-int famfs_remove(struct dentry *parent, const char *name, u64 ino)
+int famfs_remove(struct dentry *parent, const char *name, u64 ino, u64 seq)
 {
 	struct inode *dir = d_inode(parent);
 	struct dentry *dentry;
@@ -145,6 +145,9 @@ int famfs_remove(struct dentry *parent, const char *name, u64 ino)
 		rc = -EPERM;
 	else if (S_ISDIR(inode->i_mode) && !simple_empty(dentry))
 		rc = -ENOTEMPTY;
+	/* Before the pin goes: eviction forgets it again. */
+	if (!rc && seq && S_ISREG(inode->i_mode) && famfs_inode_map(inode))
+		rc = famfs_removed_add(inode, seq);
 	if (rc)
 		goto out_put;
 	inode_set_ctime_to_ts(inode,
@@ -165,6 +168,34 @@ out_put:
 	dput(dentry);
 out_unlock:
 	inode_unlock(dir);
+	return rc;
+}
+
+int famfs_change_attrs(struct dentry *parent, const char *name,
+		       const struct famfs_attrs *a, struct timespec64 atime)
+{
+	struct dentry *dentry;
+	struct inode *inode;
+	int rc = 0;
+
+	dentry = lookup_one_len_unlocked(name, parent, strlen(name));
+	if (IS_ERR(dentry))
+		return PTR_ERR(dentry);
+	inode = d_inode(dentry);
+	if (!inode)
+		rc = -ENOENT;
+	else if (inode->i_ino != a->ino)
+		rc = -ESTALE;
+	else if (IS_ROOT(parent) && !strcmp(name, FAMFS_KMOD_META_DIR))
+		rc = -EPERM;
+	if (!rc) {
+		inode_lock(inode);
+		inode->i_mode = (inode->i_mode & S_IFMT) | (a->mode & 07777);
+		famfs_set_attr(inode, a);
+		inode_set_atime_to_ts(inode, atime);
+		inode_unlock(inode);
+	}
+	dput(dentry);
 	return rc;
 }
 
@@ -194,8 +225,10 @@ void famfs_evict_inode(struct inode *inode)
 	truncate_inode_pages_final(&inode->i_data);
 	clear_inode(inode);
 	/* The last user is gone: the memory may be mapped again. */
-	if (S_ISREG(inode->i_mode) && map)
+	if (S_ISREG(inode->i_mode) && map) {
+		famfs_removed_del(inode);
 		famfs_unclaim_map(FAMFS_SB(inode->i_sb), map, inode);
+	}
 	kfree(inode->i_private);
 	inode->i_private = NULL;
 }

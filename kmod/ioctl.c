@@ -151,7 +151,31 @@ static long famfs_ioc_remove(struct file *dirf, void __user *arg)
 		return PTR_ERR(req);
 	rc = famfs_check_name(req->name);
 	if (!rc)
-		rc = famfs_remove(file_dentry(dirf), req->name, req->ino);
+		rc = famfs_remove(file_dentry(dirf), req->name, req->ino,
+				  req->seq);
+	kfree(req);
+	return rc;
+}
+
+static long famfs_ioc_setattr(struct file *dirf, void __user *arg)
+{
+	struct famfs_ioc_setattr *req;
+	struct famfs_attrs a = {};
+	long rc;
+
+	req = memdup_user(arg, sizeof(*req));
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+	rc = famfs_check_name(req->name);
+	if (!rc && req->reserved)
+		rc = -EINVAL;
+	if (!rc)
+		rc = famfs_attrs_from_user(req->mode, req->uid, req->gid,
+					   req->mtime_ns, req->ctime_ns, &a);
+	a.ino = req->ino;
+	if (!rc)
+		rc = famfs_change_attrs(file_dentry(dirf), req->name, &a,
+					ns_to_timespec64(req->atime_ns));
 	kfree(req);
 	return rc;
 }
@@ -184,9 +208,13 @@ long famfs_dir_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case FAMFS_IOC_MKDIR:
 	case FAMFS_IOC_REMOVE:
 	case FAMFS_IOC_DEVICE_ADD:
+	case FAMFS_IOC_SLOT_WRITE:
+	case FAMFS_IOC_SETATTR:
 		if (!capable(CAP_SYS_ADMIN))
 			return -EPERM;
 		break;
+	case FAMFS_IOC_HELD:
+		return famfs_ioc_held(file, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -196,6 +224,10 @@ long famfs_dir_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return famfs_ioc_mkdir(file, uarg);
 	if (cmd == FAMFS_IOC_REMOVE)
 		return famfs_ioc_remove(file, uarg);
+	if (cmd == FAMFS_IOC_SLOT_WRITE)
+		return famfs_ioc_slot_write(file, uarg);
+	if (cmd == FAMFS_IOC_SETATTR)
+		return famfs_ioc_setattr(file, uarg);
 	return famfs_ioc_device_add(file, uarg);
 }
 

@@ -27,7 +27,7 @@ static int famfs_check_super(struct fs_context *fc, struct famfs_sb_info *sbi,
 			     struct famfs_superblock *fsb, u64 bdev_size)
 {
 	u32 crc = fsb->crc;
-	u64 dev_size, log_end;
+	u64 dev_size, log_end, slots_end;
 
 	if (fsb->magic != FAMFS_SB_MAGIC)
 		return invalf(fc, "famfs: no famfs superblock on this device");
@@ -56,6 +56,15 @@ static int famfs_check_super(struct fs_context *fc, struct famfs_sb_info *sbi,
 	sbi->geom.ndev = 1;
 	sbi->geom.dev[0].size = dev_size;
 	sbi->geom.dev[0].data_start = ALIGN(log_end, FAMFS_UNIT_SIZE);
+	/* The slot table, for SLOT_WRITE: only where it cannot hit the log. */
+	if (fsb->nslots <= 256 && fsb->slots_offset >= FAMFS_SB_OFFSET &&
+	    IS_ALIGNED(fsb->slots_offset, sizeof(struct famfs_client_slot)) &&
+	    !check_add_overflow(fsb->slots_offset, (u64)fsb->nslots *
+				sizeof(struct famfs_client_slot), &slots_end) &&
+	    slots_end <= fsb->log_offset) {
+		sbi->slots_offset = fsb->slots_offset;
+		sbi->nslots = fsb->nslots;
+	}
 	return 0;
 }
 
@@ -235,6 +244,7 @@ static int famfs_init_fs_context(struct fs_context *fc)
 		return -ENOMEM;
 	mutex_init(&sbi->dev_lock);
 	mutex_init(&sbi->claims_lock);
+	famfs_follow_init(sbi);
 	fc->s_fs_info = sbi;
 	fc->ops = &famfs_context_ops;
 	return 0;
@@ -247,6 +257,9 @@ static void famfs_kill_sb(struct super_block *sb)
 	/* Drop the pins that kept the tree in the dcache. */
 	if (sb->s_root)
 		famfs_unpin_tree(sb->s_root);
+	/* No user is left: the agent's client slot is free again. */
+	if (sbi && sb->s_root)
+		famfs_follow_release_slot(sb);
 	kill_block_super(sb);
 	/* put_super is not called when fill_super failed early. */
 	if (sbi)

@@ -22,6 +22,8 @@ struct famfs_kmount_count {
 	unsigned busy;            /* new files whose memory a removed file
 				   * still open or mapped holds: retried */
 	unsigned devices;         /* devices added (DEVICE_ADD) */
+	unsigned attrs;           /* entries in the mount whose mode, owner
+				   * or times a SETATTR changed */
 };
 
 /* A kernel mount followed by this process: the log read via .meta. */
@@ -36,7 +38,22 @@ struct famfs_kmount;
 int famfs_kmount_attach(const char *mnt, const char *const *devs,
 			unsigned ndev, struct famfs_kmount **out,
 			struct famfs_err *e);
+/* Stop following. A client slot stays with the mount: a later claim
+ * adopts it, and the module frees it when the mount goes away.
+ */
 void famfs_kmount_detach(struct famfs_kmount *km);
+
+/*
+ * famfs_kmount_claim_slot() - hold a client slot for the mount, as a FUSE
+ * client does (lib/slots.c, written with FAMFS_IOC_SLOT_WRITE): the slot
+ * the module says this mount made live is adopted (a restarted follower),
+ * else a free one is claimed under @host_name (NULL: this host's). Each
+ * famfs_kmount_sync() then publishes how far the mount follows the log,
+ * never past the delete of a removed file the kernel still has open or
+ * mapped (FAMFS_IOC_HELD), so the master does not reuse its memory.
+ */
+int famfs_kmount_claim_slot(struct famfs_kmount *km, const char *host_name,
+			    struct famfs_err *e);
 
 /*
  * famfs_kmount_sync() - replay what was logged since the last call and

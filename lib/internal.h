@@ -172,6 +172,13 @@ struct famfs_fs {
 	int slot;                     /* client slot index or -1 */
 	uint8_t *slots_rw;            /* a client's writable map of unit 0 */
 	struct famfs_uuid session_uuid;
+	/* A kernel mount's follower: how its slot is written (NULL: in
+	 * place) and how far it may publish (UINT64_MAX: no cap).
+	 */
+	void (*slot_store)(void *arg, unsigned i,
+			   const struct famfs_client_slot *s);
+	void *slot_store_arg;
+	uint64_t publish_cap;
 	uint64_t published_seq;
 	uint64_t published_ns;
 
@@ -293,6 +300,9 @@ int famfs_batch_inner_check(const struct famfs_entry_hdr *b, uint64_t off,
 int famfs_slot_claim(struct famfs_fs *fs, struct famfs_err *e);
 void famfs_slot_release(struct famfs_fs *fs);
 void famfs_slot_publish(struct famfs_fs *fs);
+/* Take over live slot @index if @owner's uuid is in it (0, or -ENOENT). */
+int famfs_slot_adopt(struct famfs_fs *fs, unsigned index,
+		     const struct famfs_uuid *owner);
 uint64_t famfs_slots_min_live(struct famfs_fs *fs, bool *any);
 
 #endif

@@ -11,6 +11,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,14 +29,25 @@ FAMFS_STATIC_ASSERT(sizeof(struct famfs_ioc_item) ==
 		    sizeof(struct famfs_map_item), "uapi item differs");
 FAMFS_STATIC_ASSERT(FAMFS_IOC_NAME_MAX == FAMFS_NAME_MAX, "name limits");
 
+/* A file the log deleted (or renamed another over), by the entry that
+ * freed its memory: what a REMOVE tells the module.
+ */
+struct freed {
+	uint64_t ino;
+	uint64_t seq;
+};
+
 struct famfs_kmount {
 	char mnt[FAMFS_PATH_MAX + 1];
 	struct famfs_fs *fs;
 	bool dirty;               /* entries replayed or busy since the walk */
 	unsigned added;           /* devices attach added, for the next count */
+	struct freed *freed;      /* replayed since the last sync */
+	size_t nfreed, capfreed;
 };
 
 struct sync_ctx {
+	struct famfs_kmount *km;
 	struct famfs_fs *fs;
 	struct famfs_kmount_count *n;
 	struct famfs_err *e;
@@ -116,6 +128,52 @@ static int add_device(const char *mnt, const char *dev0, unsigned index,
 			     ndev);
 }
 
+/* Replay's change callback (write lock held): note what frees memory. */
+static void note_freed(void *arg, const struct famfs_entry_hdr *h,
+		       struct famfs_node *node, struct famfs_node *parent,
+		       const char *name)
+{
+	struct famfs_kmount *km = arg;
+	uint64_t target = 0;
+	struct freed *grown;
+
+	(void)parent;
+	(void)name;
+	if (h->type == FAMFS_ENTRY_DELETE)
+		target = ((const struct famfs_entry_delete *)(h + 1))->target_seq;
+	else if (h->type == FAMFS_ENTRY_RENAME && !node)
+		target = ((const struct famfs_entry_rename *)(h + 1))->replaced_seq;
+	if (!target)
+		return;
+	if (km->nfreed == km->capfreed) {
+		size_t cap = km->capfreed ? km->capfreed * 2 : 64;
+
+		grown = realloc(km->freed, cap * sizeof(*grown));
+		if (!grown)
+			return;   /* the lower bound is used: still safe */
+		km->freed = grown;
+		km->capfreed = cap;
+	}
+	km->freed[km->nfreed++] = (struct freed){ FAMFS_ROOT_INO + target,
+						  h->seq };
+}
+
+/*
+ * The seq a REMOVE of inode @ino names: 0 when the log still has the
+ * inode (it moved: its memory is not freed), the entry that freed it when
+ * replay saw it, else @ino itself, a lower bound (the delete comes after
+ * the creating entry, seq ino - 1), e.g. for deletes replayed by attach.
+ */
+static uint64_t freed_seq(struct sync_ctx *c, uint64_t ino)
+{
+	if (famfs_node_by_ino(c->fs, ino))
+		return 0;
+	for (size_t i = 0; i < c->km->nfreed; i++)
+		if (c->km->freed[i].ino == ino)
+			return c->km->freed[i].seq;
+	return ino;
+}
+
 /* Open the log via .meta, adding the devices the log added first. */
 static int open_log(const char *mnt, const char *const *devs, unsigned ndev,
 		    struct famfs_fs **fs, unsigned *added, struct famfs_err *e)
@@ -149,6 +207,17 @@ static int open_log(const char *mnt, const char *const *devs, unsigned ndev,
 	return r;
 }
 
+/* (Re)open the log and listen to its changes. */
+static int kmount_open(struct famfs_kmount *km, const char *const *devs,
+		       unsigned ndev, unsigned *added, struct famfs_err *e)
+{
+	int r = open_log(km->mnt, devs, ndev, &km->fs, added, e);
+
+	if (!r)
+		famfs_set_change_cb(km->fs, note_freed, km);
+	return r;
+}
+
 FAMFS_EXPORT int famfs_kmount_attach(const char *mnt, const char *const *devs,
 				     unsigned ndev, struct famfs_kmount **out,
 				     struct famfs_err *e)
@@ -159,7 +228,7 @@ FAMFS_EXPORT int famfs_kmount_attach(const char *mnt, const char *const *devs,
 	if (!km)
 		return famfs_set_err(e, -ENOMEM, "out of memory");
 	snprintf(km->mnt, sizeof(km->mnt), "%s", mnt);
-	r = open_log(mnt, devs, ndev, &km->fs, &km->added, e);
+	r = kmount_open(km, devs, ndev, &km->added, e);
 	if (r) {
 		free(km);
 		return r;
@@ -173,9 +242,12 @@ FAMFS_EXPORT void famfs_kmount_detach(struct famfs_kmount *km)
 {
 	if (!km)
 		return;
+	km->fs->slot = -1;        /* the mount keeps it for the next attach */
 	famfs_close(km->fs);
+	free(km->freed);
 	free(km);
 }
+
 
 static int sync_dir(struct sync_ctx *c, int dirfd, struct famfs_node *dir);
 
@@ -218,9 +290,10 @@ static int create_dir(int dirfd, struct famfs_node *n,
 	return ioctl(dirfd, FAMFS_IOC_MKDIR, &req) ? -errno : 0;
 }
 
-static int remove_entry(int dirfd, const char *name, uint64_t ino)
+static int remove_entry(int dirfd, const char *name, uint64_t ino,
+			uint64_t seq)
 {
-	struct famfs_ioc_remove req = { .ino = ino };
+	struct famfs_ioc_remove req = { .ino = ino, .seq = seq };
 
 	snprintf(req.name, sizeof(req.name), "%s", name);
 	return ioctl(dirfd, FAMFS_IOC_REMOVE, &req) ? -errno : 0;
@@ -262,7 +335,8 @@ static int remove_tree(struct sync_ctx *c, int dirfd, const char *name,
 		close(fd);
 	}
 	if (!r)
-		r = remove_entry(dirfd, name, ino);
+		r = remove_entry(dirfd, name, ino,
+				 is_dir ? 0 : freed_seq(c, ino));
 	if (!r)
 		c->n->removed++;
 	return r;
@@ -305,6 +379,44 @@ static int remove_stale(struct sync_ctx *c, int dirfd, struct famfs_node *dir,
 	return r;
 }
 
+static uint64_t ts_ns(struct timespec t)
+{
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * @n is in the mount already: give it what later SETATTR entries set
+ * (mode, owner, a file's mtime; the module's directories keep their own
+ * times, changed by every add and remove).
+ */
+static int update_attrs(struct sync_ctx *c, int dirfd, struct famfs_node *n,
+			const struct famfs_attr *a)
+{
+	struct famfs_ioc_setattr req;
+	struct stat st;
+
+	if (fstatat(dirfd, famfs_node_name(n), &st, AT_SYMLINK_NOFOLLOW) ||
+	    st.st_ino != a->ino)
+		return 0;
+	if ((st.st_mode & 07777) == (a->mode & 07777) && st.st_uid == a->uid &&
+	    st.st_gid == a->gid &&
+	    (S_ISDIR(st.st_mode) || ts_ns(st.st_mtim) == a->mtime_ns))
+		return 0;
+	memset(&req, 0, sizeof(req));
+	snprintf(req.name, sizeof(req.name), "%s", famfs_node_name(n));
+	req.ino = a->ino;
+	req.mtime_ns = a->mtime_ns;
+	req.ctime_ns = a->ctime_ns;
+	req.atime_ns = a->atime_ns;
+	req.mode = a->mode & 07777;
+	req.uid = a->uid;
+	req.gid = a->gid;
+	if (ioctl(dirfd, FAMFS_IOC_SETATTR, &req))
+		return -errno;
+	c->n->attrs++;
+	return 0;
+}
+
 /* Add @n to the directory open as @dirfd unless the mount has it. */
 static int add_one(struct sync_ctx *c, int dirfd, struct famfs_node *n)
 {
@@ -319,7 +431,7 @@ static int add_one(struct sync_ctx *c, int dirfd, struct famfs_node *n)
 		c->n->dirs++;
 	else if (!r)
 		c->n->files++;
-	else if (r == -EEXIST)
+	else if (r == -EEXIST && !(r = update_attrs(c, dirfd, n, &a)))
 		c->n->existing++;
 	else if (r == -EBUSY)
 		c->n->busy++;
@@ -370,12 +482,135 @@ static int sync_dir(struct sync_ctx *c, int dirfd, struct famfs_node *dir)
 	return r ? r : add_missing(c, dirfd, dir);
 }
 
+/* The module's FAMFS_IOC_HELD, on the mount's root. */
+static int kmount_held(const char *mnt, struct famfs_ioc_held *h)
+{
+	int fd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -errno;
+	r = ioctl(fd, FAMFS_IOC_HELD, h) ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+/* libfamfs's slot writer for a kernel mount (slots.c's slot_write()). */
+static void kmount_slot_store(void *arg, unsigned i,
+			      const struct famfs_client_slot *s)
+{
+	struct famfs_kmount *km = arg;
+	struct famfs_ioc_slot req = { .index = i };
+	int fd = open(km->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	memcpy(req.slot, s, sizeof(req.slot));
+	if (ioctl(fd, FAMFS_IOC_SLOT_WRITE, &req))
+		fprintf(stderr, "famfs: %s: cannot write client slot %u: %s\n",
+			km->mnt, i, strerror(errno));
+	close(fd);
+}
+
+FAMFS_EXPORT int famfs_kmount_claim_slot(struct famfs_kmount *km,
+					 const char *host_name,
+					 struct famfs_err *e)
+{
+	struct famfs_fs *fs = km->fs;
+	struct famfs_ioc_held h;
+	int r;
+
+	if (fs->slot >= 0)
+		return 0;
+	r = kmount_held(km->mnt, &h);
+	if (r)
+		return famfs_set_err(e, r, "%s: the famfs module does not "
+				     "report held files (FAMFS_IOC_HELD): %s",
+				     km->mnt, strerror(-r));
+	fs->slot_store = kmount_slot_store;
+	fs->slot_store_arg = km;
+	if (host_name)
+		snprintf(fs->host_name, sizeof(fs->host_name), "%s", host_name);
+	pthread_rwlock_wrlock(&fs->lock);
+	if (h.slot >= 0 && !famfs_slot_adopt(fs, (unsigned)h.slot,
+					     (const void *)h.slot_uuid)) {
+		/* a restarted follower: stay where the last one was */
+		fs->publish_cap = fs->published_seq;
+		r = 0;
+	} else {
+		/* nothing is published past the mount's first sync */
+		fs->publish_cap = 0;
+		r = famfs_slot_claim(fs, e);
+	}
+	pthread_rwlock_unlock(&fs->lock);
+	return r;
+}
+
+/*
+ * After a sync: publish how far the mount follows the log, but not past
+ * the delete of a removed file the kernel still has open or mapped.
+ */
+static int publish_position(struct famfs_kmount *km, struct famfs_err *e)
+{
+	struct famfs_fs *fs = km->fs;
+	struct famfs_ioc_held h;
+	uint64_t cap;
+	int r;
+
+	if (fs->slot < 0)
+		return 0;
+	r = kmount_held(km->mnt, &h);
+	if (r)
+		return famfs_set_err(e, r, "%s: FAMFS_IOC_HELD: %s", km->mnt,
+				     strerror(-r));
+	pthread_rwlock_wrlock(&fs->lock);
+	cap = fs->last_seq;
+	if (h.count && h.min_seq - 1 < cap)
+		cap = h.min_seq - 1;
+	fs->publish_cap = cap;
+	famfs_slot_publish(fs);
+	pthread_rwlock_unlock(&fs->lock);
+	return 0;
+}
+
+static int kmount_walk(struct famfs_kmount *km, const char *const *devs,
+		       unsigned ndev, struct famfs_kmount_count *n,
+		       struct famfs_err *e);
+
 FAMFS_EXPORT int famfs_kmount_sync(struct famfs_kmount *km,
 				   const char *const *devs, unsigned ndev,
 				   struct famfs_kmount_count *n,
 				   struct famfs_err *e)
 {
-	struct sync_ctx c = { .n = n, .e = e, .mnt = km->mnt };
+	int r = kmount_walk(km, devs, ndev, n, e);
+
+	km->nfreed = 0;
+	return r ? r : publish_position(km, e);
+}
+
+/*
+ * A DEVICE_ADD for a device the mount lacks: add it and open the log
+ * again, keeping the client slot (the new handle adopts it).
+ */
+static int reopen_log(struct famfs_kmount *km, const char *const *devs,
+		      unsigned ndev, unsigned *added, struct famfs_err *e)
+{
+	bool had_slot = km->fs->slot >= 0;
+	char host[FAMFS_HOSTNAME_LEN];
+	int r;
+
+	snprintf(host, sizeof(host), "%s", km->fs->host_name);
+	km->fs->slot = -1;
+	famfs_close(km->fs);
+	km->fs = NULL;
+	r = kmount_open(km, devs, ndev, added, e);
+	return r || !had_slot ? r : famfs_kmount_claim_slot(km, host, e);
+}
+
+static int kmount_walk(struct famfs_kmount *km, const char *const *devs,
+		       unsigned ndev, struct famfs_kmount_count *n,
+		       struct famfs_err *e)
+{
+	struct sync_ctx c = { .km = km, .n = n, .e = e, .mnt = km->mnt };
 	int rootfd, r;
 
 	memset(n, 0, sizeof(*n));
@@ -388,9 +623,7 @@ FAMFS_EXPORT int famfs_kmount_sync(struct famfs_kmount *km,
 		km->dirty = true;
 	if (km->fs->missing_dev[0]) {
 		/* A DEVICE_ADD for a device the mount lacks: add it, reopen. */
-		famfs_close(km->fs);
-		km->fs = NULL;
-		r = open_log(km->mnt, devs, ndev, &km->fs, &n->devices, e);
+		r = reopen_log(km, devs, ndev, &n->devices, e);
 		if (r)
 			return r;
 		km->dirty = true;

@@ -173,6 +173,7 @@ FAMFS_EXPORT int famfs_open(const char *const *paths, unsigned ndev,
 		return famfs_set_err(e, -ENOMEM, "out of memory");
 	fs->flags = flags;
 	fs->slot = -1;
+	fs->publish_cap = UINT64_MAX;
 	pthread_rwlock_init(&fs->lock, NULL);
 	if (o && o->host_name)
 		snprintf(fs->host_name, sizeof(fs->host_name), "%s", o->host_name);

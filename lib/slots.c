@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -70,7 +71,8 @@ static void slot_invalidate(struct famfs_fs *fs)
  */
 static uint64_t safe_position(struct famfs_fs *fs)
 {
-	uint64_t pos = fs->last_seq;
+	uint64_t pos = fs->last_seq < fs->publish_cap ? fs->last_seq :
+		       fs->publish_cap;
 
 	for (struct famfs_node *z = fs->zombies; z; z = z->zombie_next)
 		if (z->holds && z->delete_seq && z->delete_seq - 1 < pos)
@@ -78,9 +80,30 @@ static uint64_t safe_position(struct famfs_fs *fs)
 	return pos;
 }
 
+/*
+ * Write slot @i as @src: through the owner's hook (a kernel mount's
+ * follower writes with FAMFS_IOC_SLOT_WRITE), else in place with the
+ * state stored last, then flushed.
+ */
+static void slot_write(struct famfs_fs *fs, unsigned i,
+		       const struct famfs_client_slot *src)
+{
+	struct famfs_client_slot *s = slot_at(fs, i);
+
+	if (fs->slot_store) {
+		fs->slot_store(fs->slot_store_arg, i, src);
+		return;
+	}
+	memcpy(&s->host_uuid, &src->host_uuid,
+	       sizeof(*s) - offsetof(struct famfs_client_slot, host_uuid));
+	s->magic = src->magic;
+	__atomic_store_n(&s->state, src->state, __ATOMIC_RELEASE);
+	slot_flush(fs, i);
+}
+
 int famfs_slot_claim(struct famfs_fs *fs, struct famfs_err *e)
 {
-	int r = map_slots_writable(fs, e);
+	int r = fs->slot_store ? 0 : map_slots_writable(fs, e);
 
 	if (r)
 		return r;
@@ -94,17 +117,19 @@ int famfs_slot_claim(struct famfs_fs *fs, struct famfs_err *e)
 			struct famfs_client_slot *s = slot_at(fs, i);
 			struct timespec pause = { 0, 200000 };
 
+			struct famfs_client_slot mine = {
+				.magic = FAMFS_SLOT_MAGIC,
+				.state = FAMFS_SLOT_LIVE,
+				.host_uuid = fs->session_uuid,
+				.replayed_seq = safe_position(fs),
+				.heartbeat_ns = famfs_now_ns(),
+			};
+
 			if (s->magic == FAMFS_SLOT_MAGIC && s->state == FAMFS_SLOT_LIVE)
 				continue;
-			memset(s, 0, sizeof(*s));
-			s->magic = FAMFS_SLOT_MAGIC;
-			s->host_uuid = fs->session_uuid;
-			s->replayed_seq = safe_position(fs);
-			s->heartbeat_ns = famfs_now_ns();
-			memcpy(s->host_name, fs->host_name,
-			       strnlen(fs->host_name, sizeof(s->host_name)));
-			__atomic_store_n(&s->state, FAMFS_SLOT_LIVE, __ATOMIC_RELEASE);
-			slot_flush(fs, i);
+			memcpy(mine.host_name, fs->host_name,
+			       strnlen(fs->host_name, sizeof(mine.host_name)));
+			slot_write(fs, i, &mine);
 			nanosleep(&pause, NULL);
 			famfs_dev_invalidate(fs->dev[0], fs->sb.slots_offset +
 					     i * sizeof(*s), sizeof(*s));
@@ -133,8 +158,10 @@ void famfs_slot_release(struct famfs_fs *fs)
 	famfs_dev_invalidate(fs->dev[0], fs->sb.slots_offset +
 			     (unsigned)fs->slot * sizeof(*s), sizeof(*s));
 	if (!memcmp(&s->host_uuid, &fs->session_uuid, 16)) {
-		s->state = FAMFS_SLOT_FREE;
-		slot_flush(fs, (unsigned)fs->slot);
+		struct famfs_client_slot mine = *s;
+
+		mine.state = FAMFS_SLOT_FREE;
+		slot_write(fs, (unsigned)fs->slot, &mine);
 	}
 	fs->slot = -1;
 unmap:
@@ -153,24 +180,79 @@ void famfs_slot_publish(struct famfs_fs *fs)
 
 	if (pos == fs->published_seq && now - fs->published_ns < 1000000000ULL)
 		return;
+	struct famfs_client_slot mine;
+
+	famfs_dev_invalidate(fs->dev[0], fs->sb.slots_offset +
+			     (unsigned)fs->slot * sizeof(*s), sizeof(*s));
 	if (memcmp(&s->host_uuid, &fs->session_uuid, 16) ||
 	    s->state != FAMFS_SLOT_LIVE)
 		return; /* evicted: stay out of the master's way */
-	s->replayed_seq = pos;
-	s->heartbeat_ns = now;
-	slot_flush(fs, (unsigned)fs->slot);
+	mine = *s;
+	mine.replayed_seq = pos;
+	mine.heartbeat_ns = now;
+	slot_write(fs, (unsigned)fs->slot, &mine);
 	fs->published_seq = pos;
 	fs->published_ns = now;
+}
+
+int famfs_slot_adopt(struct famfs_fs *fs, unsigned index,
+		     const struct famfs_uuid *owner)
+{
+	struct famfs_client_slot *s;
+
+	if (index >= fs->sb.nslots)
+		return -ENOENT;
+	s = slot_at(fs, index);
+	famfs_dev_invalidate(fs->dev[0], fs->sb.slots_offset +
+			     index * sizeof(*s), sizeof(*s));
+	if (s->magic != FAMFS_SLOT_MAGIC || s->state != FAMFS_SLOT_LIVE ||
+	    memcmp(&s->host_uuid, owner, sizeof(*owner)))
+		return -ENOENT;
+	fs->session_uuid = *owner;
+	fs->slot = (int)index;
+	fs->published_seq = s->replayed_seq;
+	return 0;
+}
+
+/*
+ * The slot table as the memory holds it now, for a reader of other
+ * hosts' slots. A pmem block device is mapped through its page cache,
+ * which never sees what other hosts (or a kernel mount's DAX writes on
+ * this one) put there: read it with O_DIRECT into *@bounce (freed by the
+ * caller). Otherwise, or if that fails, the mapping after invalidating.
+ */
+static const struct famfs_client_slot *slots_now(struct famfs_fs *fs,
+						 void **bounce)
+{
+	size_t len = ((size_t)fs->sb.nslots * sizeof(struct famfs_client_slot) +
+		      4095) & ~(size_t)4095;
+	int fd = -1;
+
+	*bounce = NULL;
+	if (fs->dev[0]->kind == FAMFS_DEV_BLOCK && fs->sb.slots_offset % 4096 == 0)
+		fd = open(fs->dev[0]->path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd >= 0 && !posix_memalign(bounce, 4096, len) &&
+	    pread(fd, *bounce, len, (off_t)fs->sb.slots_offset) == (ssize_t)len) {
+		close(fd);
+		return *bounce;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(*bounce);
+	*bounce = NULL;
+	slot_invalidate(fs);
+	return slot_at(fs, 0);
 }
 
 uint64_t famfs_slots_min_live(struct famfs_fs *fs, bool *any)
 {
 	uint64_t min = UINT64_MAX;
+	void *bounce;
+	const struct famfs_client_slot *table = slots_now(fs, &bounce);
 
 	*any = false;
-	slot_invalidate(fs);
 	for (unsigned i = 0; i < fs->sb.nslots; i++) {
-		struct famfs_client_slot *s = slot_at(fs, i);
+		const struct famfs_client_slot *s = &table[i];
 
 		if (s->magic != FAMFS_SLOT_MAGIC || s->state != FAMFS_SLOT_LIVE)
 			continue;
@@ -178,6 +260,7 @@ uint64_t famfs_slots_min_live(struct famfs_fs *fs, bool *any)
 		if (s->replayed_seq < min)
 			min = s->replayed_seq;
 	}
+	free(bounce);
 	return min;
 }
 
@@ -185,10 +268,11 @@ FAMFS_EXPORT int famfs_slots(struct famfs_fs *fs, struct famfs_slot_info *out,
 			     int max)
 {
 	int n = 0;
+	void *bounce;
+	const struct famfs_client_slot *table = slots_now(fs, &bounce);
 
-	slot_invalidate(fs);
 	for (unsigned i = 0; i < fs->sb.nslots && n < max; i++) {
-		struct famfs_client_slot *s = slot_at(fs, i);
+		const struct famfs_client_slot *s = &table[i];
 
 		if (s->magic != FAMFS_SLOT_MAGIC || s->state == FAMFS_SLOT_FREE)
 			continue;
@@ -200,6 +284,7 @@ FAMFS_EXPORT int famfs_slots(struct famfs_fs *fs, struct famfs_slot_info *out,
 		out[n].heartbeat_ns = s->heartbeat_ns;
 		n++;
 	}
+	free(bounce);
 	return n;
 }
 

@@ -45,6 +45,9 @@ static struct kfollow *follow_find(const char *path, bool add)
 	return add ? empty : NULL;
 }
 
+/* Stop following @path; a client slot stays with the mount, which gives
+ * it back when it goes (the module frees it at unmount).
+ */
 static void follow_drop(const char *path)
 {
 	struct kfollow *f = follow_find(path, false);
@@ -71,6 +74,14 @@ static int follow_attach(const struct mount_spec *m, char *err, size_t errlen)
 		return 0;
 	r = famfs_kmount_attach(m->path, (const char *const *)m->devs,
 				m->ndev, &f->km, &e);
+	/* A client host: the master must not reuse memory this mount's
+	 * files still map (a restarted famfsd adopts the same slot).
+	 */
+	if (!r && m->client) {
+		r = famfs_kmount_claim_slot(f->km, m->host_name, &e);
+		if (r)
+			famfs_kmount_detach(f->km);
+	}
 	if (r) {
 		f->km = NULL;
 		f->path[0] = 0;
@@ -130,11 +141,12 @@ static int kernel_follow(const struct mount_spec *m, char *err, size_t errlen)
 		follow_drop(m->path);
 		return r;
 	}
-	if (n.dirs || n.files || n.removed || n.devices)
+	if (n.dirs || n.files || n.removed || n.devices || n.attrs)
 		log_info("mounts/%s: followed the log: %u directories and %u "
 			 "files added, %u removed, %u devices added, %u "
-			 "waiting for a removed file's last user", m->name,
-			 n.dirs, n.files, n.removed, n.devices, n.busy);
+			 "with new attributes, %u waiting for a removed file's "
+			 "last user", m->name, n.dirs, n.files, n.removed,
+			 n.devices, n.attrs, n.busy);
 	return 0;
 }
 

@@ -88,9 +88,16 @@ struct famfs_ioc_mapinfo {
 	__u32 reserved;
 };
 
-/* Remove entry @name of the directory if it is inode @ino. */
+/*
+ * Remove entry @name of the directory if it is inode @ino. @seq: the log
+ * seq of the entry that frees the file's memory (its DELETE, or a RENAME
+ * over it), or a lower bound of it; 0 when the memory is not freed (the
+ * file moved to another name). FAMFS_IOC_HELD reports it while the
+ * removed file is still open or mapped.
+ */
 struct famfs_ioc_remove {
 	__u64 ino;
+	__u64 seq;
 	char name[FAMFS_IOC_NAME_MAX + 1];
 };
 
@@ -99,6 +106,48 @@ struct famfs_ioc_device_add {
 	__u32 dev_index;
 	__u32 reserved;		/* must be 0 */
 	char path[4096];	/* NUL-ended */
+};
+
+/*
+ * What the mount holds that the log no longer has, for the agent that
+ * publishes the mount's replay position in a client slot: removed files
+ * (with a REMOVE seq) still open or mapped, and the slot it claimed.
+ */
+struct famfs_ioc_held {
+	__u64 count;		/* removed files still open or mapped */
+	__u64 min_seq;		/* lowest REMOVE seq among them; 0: none */
+	__s32 slot;		/* slot last made live by SLOT_WRITE; -1 */
+	__u32 reserved;
+	__u8 slot_uuid[16];	/* the host_uuid written into it */
+};
+
+/*
+ * A SETATTR of the log for entry @name of the directory, if it is inode
+ * @ino: permission bits, owner and times as the log now has them.
+ */
+struct famfs_ioc_setattr {
+	__u64 ino;
+	__u64 mtime_ns;
+	__u64 ctime_ns;
+	__u64 atime_ns;
+	__u32 mode;		/* permission bits only */
+	__u32 uid;
+	__u32 gid;
+	__u32 reserved;		/* must be 0 */
+	char name[FAMFS_IOC_NAME_MAX + 1];
+};
+
+#define FAMFS_IOC_SLOT_BYTES	64	/* struct famfs_client_slot */
+
+/*
+ * One client slot of the table on device 0 (docs/format.md), written as
+ * a whole cache line through DAX and flushed: the agent's one write to
+ * the filesystem, possible on a read-only mount too.
+ */
+struct famfs_ioc_slot {
+	__u32 index;		/* < the superblock's nslots */
+	__u32 reserved;		/* must be 0 */
+	__u8 slot[FAMFS_IOC_SLOT_BYTES];
 };
 
 #define FAMFS_IOC_MAGIC		0xFA
@@ -121,5 +170,13 @@ struct famfs_ioc_device_add {
  */
 #define FAMFS_IOC_DEVICE_ADD	_IOW(FAMFS_IOC_MAGIC, 5, \
 				     struct famfs_ioc_device_add)
+
+/* On a directory fd: set an entry's attributes (a SETATTR in the log). */
+#define FAMFS_IOC_SETATTR	_IOW(FAMFS_IOC_MAGIC, 8, \
+				     struct famfs_ioc_setattr)
+/* On a directory fd: report removed files still in use (no capability). */
+#define FAMFS_IOC_HELD		_IOR(FAMFS_IOC_MAGIC, 6, struct famfs_ioc_held)
+/* On the root fd: write client slot @index (CAP_SYS_ADMIN). */
+#define FAMFS_IOC_SLOT_WRITE	_IOW(FAMFS_IOC_MAGIC, 7, struct famfs_ioc_slot)
 
 #endif /* _UAPI_LINUX_FAMFS_IOCTL_H */

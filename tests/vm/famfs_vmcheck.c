@@ -31,6 +31,14 @@
  *   cat-mmap FILE                 FILE's bytes, read through a shared
  *                                 mapping, to stdout (checksums of
  *                                 another host's files through mmap)
+ *   chmod MOUNTPOINT PATH MODE    master via meta: one SETATTR (MODE,
+ *                                 uid 1234, mtime 1e18 ns)
+ *   keep-mmap FILE FLAG           mmap FILE, touch FLAG.ready, wait for
+ *                                 FLAG: the bytes must not have changed
+ *   map-save MOUNTPOINT PATH OUT  PATH's map items to OUT
+ *   map-overlap MOUNTPOINT SAVED PATH
+ *                                 exit 0 if PATH's map overlaps SAVED's
+ *   unlocked DEV                  exit 0 if no master holds DEV's lock
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,13 +93,25 @@ int main(int argc, char **argv)
 		return mapinfo(argv[2]);
 	if (argc == 3 && !strcmp(cmd, "badmaps"))
 		return badmaps(argv[2]);
+	if (argc == 5 && !strcmp(cmd, "chmod"))
+		return chmod_file(argv[2], argv[3],
+				  (unsigned)strtoul(argv[4], NULL, 8));
+	if (argc == 4 && !strcmp(cmd, "keep-mmap"))
+		return keep_mmap(argv[2], argv[3]);
+	if (argc == 5 && !strcmp(cmd, "map-save"))
+		return map_save(argv[2], argv[3], argv[4]);
+	if (argc == 5 && !strcmp(cmd, "map-overlap"))
+		return map_overlap(argv[2], argv[3], argv[4]);
+	if (argc == 3 && !strcmp(cmd, "unlocked"))
+		return master_unlocked(argv[2]);
 	if (argc == 3 && !strcmp(cmd, "cat-mmap"))
 		return cat_mmap(argv[2]);
 	if (argc == 3 && !strcmp(cmd, "expect-rofs"))
 		return expect_rofs(argv[2]);
 	fprintf(stderr, "usage: famfs-vmcheck mkfs|populate|live|write-mmap|"
 		"write-io|verify-read|verify-mmap|rw-cross|pmd|bench|mapinfo|"
-		"badmaps|expect-rofs|grow|rename|reuse|hold|http|cat-mmap ARGS (see the "
+		"badmaps|expect-rofs|grow|rename|reuse|hold|http|cat-mmap|"
+		"chmod|keep-mmap|map-save|map-overlap|unlocked ARGS (see the "
 		"source)\n");
 	return 2;
 }

@@ -49,5 +49,11 @@ int hold(const char *path, unsigned seed, const char *flag,
 		 unsigned seed2);
 int http(const char *sock, const char *method, const char *path,
 		 const char *json);
+int chmod_file(const char *mnt, const char *path, unsigned mode);
+/* vmcheck_slot.c */
+int keep_mmap(const char *path, const char *flag);
+int map_save(const char *mnt, const char *path, const char *out);
+int map_overlap(const char *mnt, const char *saved, const char *path);
+int master_unlocked(const char *dev);
 
 #endif

@@ -241,6 +241,33 @@ int reuse(const char *mnt, const char *old, const char *new,
 		       old), 1;
 }
 
+/* A SETATTR through the master: @path gets @mode, uid 1234, mtime 1e18. */
+int chmod_file(const char *mnt, const char *path, unsigned mode)
+{
+	struct famfs_setattr a = {
+		.valid = FAMFS_SETATTR_MODE | FAMFS_SETATTR_UID |
+			 FAMFS_SETATTR_MTIME,
+		.mode = mode, .uid = 1234, .mtime_ns = 1000000000000000000ULL,
+	};
+	struct famfs_err e = { 0 };
+	struct famfs_attr attr;
+	struct famfs_node *n;
+	struct famfs_fs *fs;
+	int rc;
+
+	if (open_meta_master(mnt, &fs))
+		return 1;
+	n = famfs_lookup(fs, path);
+	if (!n) {
+		famfs_close(fs);
+		return fprintf(stderr, "%s: not found\n", path), 1;
+	}
+	famfs_node_attr(n, &attr);
+	rc = famfs_setattr(fs, attr.ino, &a, &e);
+	famfs_close(fs);
+	return rc ? lib_fail(path, rc, &e) : 0;
+}
+
 static int file_exists(const char *path)
 {
 	struct stat st;

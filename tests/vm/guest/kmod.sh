@@ -158,6 +158,15 @@ rename_follow() {
 	famfs-vmcheck verify-mmap $MNT/dir/mv_dst 7
 }
 
+# A SETATTR of a file the mount has already: the follower applies it.
+setattr_follow() {
+	famfs-vmcheck chmod $MNT /dir/mv_dst 0640
+	famfs-cli mount --replay $MNT
+	stat -c '%a %u %Y' $MNT/dir/mv_dst
+	[ "$(stat -c '%a %u %Y' $MNT/dir/mv_dst)" = "640 1234 1000000000" ]
+	famfs-vmcheck verify-read $MNT/dir/mv_dst 7
+}
+
 do_umount() {
 	famfs-cli umount $MNT
 	not mounted
@@ -302,6 +311,7 @@ check vfs_refuses vfs_refuses
 check live_create live_create
 check delete_reuse delete_reuse
 check rename_follow rename_follow
+check setattr_follow setattr_follow
 check umount do_umount
 check remount_replay remount_replay
 check client_readonly client_readonly

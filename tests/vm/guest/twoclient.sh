@@ -49,6 +49,55 @@ mmap_identical() {
 	done </tmp/sums
 }
 
+# A process keeps a file mapped while host 1 deletes it and makes new
+# files; this host's famfsd holds its client slot before the delete.
+client_holds() {
+	famfs-vmcheck keep-mmap $KFS/data/sub/mid.bin /tmp/unmap \
+		>/tmp/keep.out 2>&1 &
+	until_for 30 "the mapping" test -e /tmp/unmap.ready
+	slots | tee /tmp/slots
+	grep -w h2 /tmp/slots | grep -qw live
+}
+
+# h2's live slots as "SLOT HEARTBEAT_NS" lines.
+h2_slots() { slots -o wide | awk '$2 == "live" && $3 == "h2" { print $1, $5 }'; }
+h2_beat_after() {
+	awk -v now="$(h2_slots | cut -d' ' -f2)" -v was="$1" \
+		'BEGIN { exit !(now > was) }'
+}
+
+# A restarted famfsd adopts the kernel mount's slot (the module remembers
+# it), claims no second one, and publishes again.
+restart_same_slot() {
+	famfsd_stop
+	h2_slots | tee /tmp/slot.before
+	[ "$(wc -l </tmp/slot.before)" = 1 ]
+	famfsd -f --config /tmp/famfsd.yaml -s $SOCK -d /tmp/famfsd \
+		-p /usr/lib/famfs/plugins -n h2 >>$FDLOG 2>&1 &
+	echo $! >/tmp/famfsd.pid
+	until_for 60 "host 2's slot published again" \
+		h2_beat_after "$(cut -d' ' -f2 /tmp/slot.before)"
+	h2_slots | tee /tmp/slot.after
+	[ "$(wc -l </tmp/slot.after)" = 1 ]
+	[ "$(cut -d' ' -f1 /tmp/slot.after)" = "$(cut -d' ' -f1 /tmp/slot.before)" ]
+}
+
+# Host 1 is done writing: the mapped bytes never changed; then unmap.
+mapping_intact() {
+	touch /tmp/unmap
+	until_for 30 "keep-mmap" grep -q "kept mapped" /tmp/keep.out
+	cat /tmp/keep.out
+	grep -q "kept mapped, unchanged" /tmp/keep.out
+}
+
+# After the unmount: the module gave the follower's slot back (read from
+# the devices, no mount left).
+slot_freed() {
+	famfs-cli clients -d $DEV -d $DEV1 >/tmp/slots.after
+	cat /tmp/slots.after
+	not grep -qw h2 /tmp/slots.after
+}
+
 check client_net net_up $IP2
 check client_region client_region
 check client_famfsd_tls famfsd_tls $IP2 h2
@@ -56,10 +105,17 @@ check master_famfsd master_famfsd
 check client_kernel_mount client_kernel_mount
 check read_identical read_identical
 check mmap_identical mmap_identical
+check client_holds client_holds
+check restart_same_slot restart_same_slot
+if [ $failed = 0 ]; then say holding PASS; else say holding FAIL; fi
+check master_held await $IP1 held 600
+check mapping_intact mapping_intact
+say unmapped PASS
 check client_dmesg_clean dmesg_clean
 if [ $failed = 0 ]; then say checked PASS; else say checked FAIL; fi
 # host 1 reads the verdict before this guest goes away
 check master_finished await $IP1 finished 300
 say bye PASS
 check client_stop twohost_stop
+check client_slot_freed slot_freed
 exit $failed

@@ -92,6 +92,12 @@ EOC
 	famfs-cli get devices --host "https://$1:$PORT"
 }
 
+# The client slots and the log's last seq, as host 1 reads them.
+META="$KFS/.meta/dev0 $KFS/.meta/dev1"
+slots() { famfs-cli clients -d $KFS/.meta/dev0 -d $KFS/.meta/dev1 "$@"; }
+h2_position() { slots | awk '$2 == "live" && $3 == "h2" { print $4 }'; }
+log_last() { famfs-cli log --no-headers -o table $META | tail -n 1 | awk '{ print $1 }'; }
+
 # Stop famfsd; its kernel mount stays until unmounted here.
 twohost_stop() {
 	famfsd_stop

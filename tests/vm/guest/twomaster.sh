@@ -151,6 +151,53 @@ peer_done() {
 	echo "$IP2 says bye"
 }
 
+fhttp() { famfs-vmcheck http $SOCK "$@"; }
+# new_file NAME: a 3 MiB file through famfsd, written through this
+# host's kernel mount once famfsd's follow added it there.
+new_file() {
+	fhttp POST /v1/files "{\"filesystem\": \"kfs\", \"path\": \"/$1\", \"size\": 3145728}"
+	until_for 30 "$KFS/$1" test -e $KFS/$1
+	famfs-vmcheck write-io $KFS/$1 7
+}
+
+# Host 2 keeps data/sub/mid.bin mapped: after its delete, new files of
+# the same size must not get its memory, and host 2's slot stays before
+# the delete.
+held_while_mapped() {
+	await $IP2 holding 600
+	famfs-vmcheck map-save $KFS /data/sub/mid.bin /tmp/mid.map
+	fhttp DELETE /v1/files/kfs/data/sub/mid.bin
+	log_last >/tmp/delete.seq
+	for f in new1.bin new2.bin; do
+		new_file $f
+		rc=0
+		famfs-vmcheck map-overlap $KFS /tmp/mid.map /$f || rc=$?
+		[ $rc = 1 ]  # 0: on the mapped memory, 2: no map
+	done
+	slots
+	pos=$(h2_position)
+	echo "host 2's slot at $pos, the delete at $(cat /tmp/delete.seq)"
+	[ -n "$pos" ] && [ "$pos" -lt "$(cat /tmp/delete.seq)" ]
+}
+
+h2_past() {
+	pos=$(h2_position)
+	[ -n "$pos" ] && [ "$pos" -ge "$(cat /tmp/delete.seq)" ]
+}
+
+# Once host 2 unmapped it, its slot moves past the delete, and the
+# master's next open reclaims the memory and gives it to a new file. (The
+# allocator is next-fit, so the open that resets it is waited for:
+# famfsd closes a master handle idle for 30 s, which frees its lock.)
+reusable_after_unmap() {
+	await $IP2 unmapped 300
+	until_for 60 "host 2's slot past the delete" h2_past
+	slots
+	until_for 90 "famfsd's idle master handle to close" famfs-vmcheck unlocked $DEV
+	new_file new3.bin
+	famfs-vmcheck map-overlap $KFS /tmp/mid.map /new3.bin
+}
+
 check master_net net_up $IP1
 check master_region master_region
 if [ $failed = 0 ]; then say namespaces PASS; else say namespaces FAIL; fi
@@ -166,6 +213,9 @@ check master_files master_files
 if [ $failed = 0 ]; then say applied PASS; else say applied FAIL; fi
 failed=$((so_far | failed))
 check apply_again apply_again
+check held_while_mapped held_while_mapped
+if [ $failed = 0 ]; then say held PASS; else say held FAIL; fi
+check reusable_after_unmap reusable_after_unmap
 # host 2's verdict on what it read; then it may power off
 check client_checks_passed await $IP2 checked 600
 say finished PASS
