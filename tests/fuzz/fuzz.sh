@@ -3,6 +3,7 @@
 #   fuzz.sh build           configure + build the clang build in $FUZZ_BUILD
 #   fuzz.sh replay TARGET   run every committed corpus and regression input once
 #   fuzz.sh run TARGET SEC  fuzz TARGET for SEC seconds from the corpus
+#                           (or until FUZZ_RUNS inputs, if set and sooner)
 #   fuzz.sh all SEC         build, then run every target SEC seconds and
 #                           write bench/results/fuzz.md (report.sh)
 # New inputs go to a temporary corpus, never into the tree; a crash leaves
@@ -103,7 +104,8 @@ run() {
 	work=$(mktemp -d "${TMPDIR:-/tmp}/fuzz-$t.XXXXXX")
 	mkdir -p "$work/corpus" "$FUZZ_BUILD/artifacts/$t"
 	# shellcheck disable=SC2046
-	"$b" -max_total_time="$secs" -timeout=20 -rss_limit_mb=4096 \
+	"$b" -max_total_time="$secs" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} \
+		-timeout=20 -rss_limit_mb=4096 \
 		-max_len="$(max_len "$t")" -print_final_stats=1 \
 		-artifact_prefix="$FUZZ_BUILD/artifacts/$t/" $(dict_of "$t") \
 		"$work/corpus" "$HERE/corpus/$t" || rc=$?
