@@ -143,5 +143,9 @@ json_object *api_mount_json(const char *name);
 uint64_t policy_chunk(void);
 uint32_t policy_strips(void);
 uint64_t policy_log_size(void);
+/* Commit what the request's transaction holds so far and go on in a new
+ * one: for an intent that must survive famfsd being killed mid-request.
+ */
+void api_commit_early(void);
 
 #endif

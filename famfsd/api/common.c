@@ -243,6 +243,12 @@ uint64_t policy_log_size(void)
 					  (int64_t)FAMFS_LOG_DEFAULT_SIZE);
 }
 
+void api_commit_early(void)
+{
+	store_commit(famfsd.db);
+	store_begin(famfsd.db);
+}
+
 json_object *api_named_row(const char *sql, const char *name,
 			   json_object *(*row)(sqlite3_stmt *st))
 {

@@ -211,8 +211,7 @@ static int do_adopt(const char *set, char uuid[37], uint64_t *log_size,
 static void intent_commit(const char *key, const char *value)
 {
 	store_kv_set(famfsd.db, key, value);
-	store_commit(famfsd.db);
-	store_begin(famfsd.db);
+	api_commit_early();
 }
 
 static int create(struct api_req *q, struct api_resp *r)

@@ -151,7 +151,18 @@ static int create(struct api_req *q, struct api_resp *r)
 	if (e)
 		return api_error(r, 500, "internal", "%s",
 				 sqlite3_errmsg(famfsd.db));
+	/* The row is the mount's intent: committed before the server is
+	 * spawned, so that a famfsd killed in between finds it at its restart
+	 * and reconciles the mount (one server, known to it) instead of
+	 * leaving a server it does not know of.
+	 */
+	api_commit_early();
 	e = mounts_start(name, MOUNT_WAIT_MS, err, sizeof(err));
+	if (e) {
+		/* the refusal leaves nothing: the committed row goes too */
+		store_delete_named(famfsd.db, "mounts", name);
+		api_commit_early();
+	}
 	if (e)
 		return api_error(r, e == -ECHILD ? 422 : e == -EBUSY ? 409 : 500,
 				 e == -ECHILD ? "mount_failed" : e == -EBUSY ?
