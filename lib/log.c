@@ -162,14 +162,26 @@ static void classify_tail(struct famfs_fs *fs, int64_t r, const char *why)
 /* Apply every valid entry after the tail; returns how many. */
 int famfs_log_scan(struct famfs_fs *fs, struct famfs_err *e)
 {
+	uint64_t ahead = fs->tail;
 	int applied = 0;
 	char why[200];
 
 	(void)e;
 	for (;;) {
 		int64_t len;
+		uint32_t l;
 		int r;
 
+		/* Each new name costs a cache miss in the name table: start
+		 * loading the slots of the next few entries while this one
+		 * applies (a hint: those entries are validated when their
+		 * turn comes).
+		 */
+		if (ahead < fs->tail)
+			ahead = fs->tail;
+		while (ahead - fs->tail < FAMFS_PREFETCH_BYTES &&
+		       (l = famfs_entry_prefetch(fs, fs->log, ahead, fs->log_size)))
+			ahead += l;
 		famfs_dev_invalidate(fs->dev[0], fs->sb.log_offset + fs->tail,
 				     sizeof(struct famfs_entry_hdr));
 		len = famfs_entry_check(fs, fs->tail, fs->last_seq + 1, why,
