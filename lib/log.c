@@ -165,21 +165,24 @@ static void classify_tail(struct famfs_fs *fs, int64_t r, const char *why)
 		 (unsigned long long)fs->tail, why);
 }
 
-/* Map the log 2 MiB ahead of the scan in one call, rather than a page
- * fault per 64 KiB (each a host exit in a VM, shared/PERF-NOTES.md). Only
- * a hint: where it fails (an old kernel), the faults do the work.
+/* Map the log ahead of the scan, up to 2 MiB in one call, rather than a
+ * page fault per 64 KiB (each a host exit in a VM, shared/PERF-NOTES.md).
+ * The window starts at 64 KiB and grows with what the scan has used, so a
+ * short log maps no more than before. Only a hint: where it fails (an old
+ * kernel), the faults do the work.
  */
-static void map_ahead(struct famfs_fs *fs, uint64_t *mapped)
+static void map_ahead(struct famfs_fs *fs, uint64_t from, uint64_t *mapped)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a, end;
+	uint64_t win = fs->tail - from;
 
-	if (*mapped >= fs->log_size || *mapped > fs->tail + FAMFS_UNIT_SIZE / 2)
+	if (*mapped >= fs->log_size || *mapped > fs->tail + win / 2)
 		return;
 	if (*mapped < fs->tail)
 		*mapped = fs->tail;
+	win = win < 64 * 1024 ? 64 * 1024 : win > FAMFS_UNIT_SIZE ? FAMFS_UNIT_SIZE : win;
 	a = (uintptr_t)(fs->log + *mapped) & ~(page - 1);
-	*mapped += fs->log_size - *mapped < FAMFS_UNIT_SIZE ?
-		   fs->log_size - *mapped : FAMFS_UNIT_SIZE;
+	*mapped += fs->log_size - *mapped < win ? fs->log_size - *mapped : win;
 	end = (uintptr_t)(fs->log + *mapped);
 	madvise((void *)a, end - a, MADV_POPULATE_READ);
 }
@@ -187,7 +190,7 @@ static void map_ahead(struct famfs_fs *fs, uint64_t *mapped)
 /* Apply every valid entry after the tail; returns how many. */
 int famfs_log_scan(struct famfs_fs *fs, struct famfs_err *e)
 {
-	uint64_t ahead = fs->tail, mapped = 0;
+	uint64_t ahead = fs->tail, from = fs->tail, mapped = 0;
 	int applied = 0;
 	char why[200];
 
@@ -202,7 +205,7 @@ int famfs_log_scan(struct famfs_fs *fs, struct famfs_err *e)
 		 * applies (a hint: those entries are validated when their
 		 * turn comes).
 		 */
-		map_ahead(fs, &mapped);
+		map_ahead(fs, from, &mapped);
 		if (ahead < fs->tail)
 			ahead = fs->tail;
 		while (ahead - fs->tail < FAMFS_PREFETCH_BYTES &&
