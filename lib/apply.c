@@ -449,6 +449,44 @@ static int apply_rename(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	return 0;
 }
 
+uint32_t famfs_entry_prefetch(struct famfs_fs *fs, const uint8_t *base,
+			      uint64_t off, uint64_t len)
+{
+	struct famfs_entry_hdr h;
+	uint16_t plen;
+	uint64_t at;
+
+	/* other hosts may write the log under us: read each field once, into
+	 * copies, and never let them reach past @len
+	 */
+	if (off > len || len - off < sizeof(h))
+		return 0;
+	memcpy(&h, base + off, sizeof(h));
+	if (h.magic != FAMFS_ENTRY_MAGIC || h.len < sizeof(h) || h.len % 8 ||
+	    h.len > len - off)
+		return 0;
+	if (h.type == FAMFS_ENTRY_FILE &&
+	    h.len >= sizeof(h) + sizeof(struct famfs_entry_file)) {
+		struct famfs_entry_file f;
+
+		memcpy(&f, base + off + sizeof(h), sizeof(f));
+		at = sizeof(h) + sizeof(f) + (uint64_t)f.nitems * sizeof(struct famfs_map_item);
+		plen = f.path_len;
+	} else if (h.type == FAMFS_ENTRY_MKDIR &&
+		   h.len >= sizeof(h) + sizeof(struct famfs_entry_mkdir)) {
+		struct famfs_entry_mkdir d;
+
+		memcpy(&d, base + off + sizeof(h), sizeof(d));
+		at = sizeof(h) + sizeof(d);
+		plen = d.path_len;
+	} else {
+		return h.len;
+	}
+	if (plen && at + plen <= h.len)
+		famfs_ns_prefetch(fs, (const char *)base + off + at, plen);
+	return h.len;
+}
+
 int famfs_batch_inner_check(const struct famfs_entry_hdr *b, uint64_t off,
 			    uint64_t seq, char *why, size_t whylen)
 {
@@ -481,9 +519,19 @@ static int apply_batch(struct famfs_fs *fs, const struct famfs_entry_hdr *b,
 		snprintf(why, whylen, "batch entry too short");
 		return -EINVAL;
 	}
+	uint64_t ahead = off;
+
 	for (uint32_t i = 0; i < bb->count; i++) {
 		const struct famfs_entry_hdr *h = (const void *)((const uint8_t *)b + off);
 		uint64_t seq = b->seq + 1 + i;
+		uint32_t l;
+
+		/* prefetch a few inner entries ahead (see famfs_log_scan) */
+		if (ahead < off)
+			ahead = off;
+		while (ahead - off < FAMFS_PREFETCH_BYTES &&
+		       (l = famfs_entry_prefetch(fs, (const uint8_t *)b, ahead, b->len)))
+			ahead += l;
 
 		if (famfs_batch_inner_check(b, off, seq, why, whylen))
 			return -EBADMSG; /* the rest cannot be found */

@@ -234,6 +234,11 @@ struct famfs_node *famfs_ns_child(struct famfs_fs *fs, struct famfs_node *dir,
 struct famfs_node *famfs_ns_parent_cached(struct famfs_fs *fs, const char *path,
 					  size_t plen, const char **name,
 					  size_t *nlen);
+/* Start loading the name-table slot a FILE or MKDIR of @path will probe
+ * (replay calls it a few entries ahead: the slot is a cache miss per
+ * name). Changes nothing; @path may be anything.
+ */
+void famfs_ns_prefetch(struct famfs_fs *fs, const char *path, size_t plen);
 /* A map for a node, from the arena (NULL when out of memory). */
 struct famfs_fmap *famfs_ns_map_alloc(struct famfs_fs *fs, unsigned nitems);
 void famfs_ns_map_free(struct famfs_fs *fs, struct famfs_fmap *m);
@@ -292,6 +297,13 @@ int famfs_file_entry_body(const char *norm, int plen,
 int famfs_reclaim_locked(struct famfs_fs *fs);
 int famfs_apply_entry(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		      char *why, size_t whylen);
+/* Replay's look-ahead: prefetch what the entry at @off (in @len bytes
+ * from @base, not yet validated) will touch; returns its length, or 0 if
+ * it does not look like an entry.
+ */
+#define FAMFS_PREFETCH_BYTES 1024      /* ~8 typical FILE entries */
+uint32_t famfs_entry_prefetch(struct famfs_fs *fs, const uint8_t *base,
+			      uint64_t off, uint64_t len);
 /* Check the inner entry at @off of a batch (structure, seq, type). */
 int famfs_batch_inner_check(const struct famfs_entry_hdr *b, uint64_t off,
 			    uint64_t seq, char *why, size_t whylen);

@@ -12,16 +12,28 @@
 
 #include "internal.h"
 
-/* Slots are probed at random: huge pages spare a TLB miss per probe. */
-static int names_init(struct name_table *t, uint64_t nslots)
+/* Zeroed memory for a table, on huge pages where the kernel has them:
+ * slots are probed at random (a TLB miss per probe on 4 KiB pages), and
+ * every fresh 4 KiB page is a fault (a host exit in a VM,
+ * shared/PERF-NOTES.md). Pages no entry touches cost nothing.
+ */
+static void *table_map(size_t bytes)
 {
-	size_t bytes = nslots * sizeof(*t->slots);
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
-		return -ENOMEM;
+		return NULL;
 	madvise(p, bytes, MADV_HUGEPAGE);
+	return p;
+}
+
+static int names_init(struct name_table *t, uint64_t nslots)
+{
+	void *p = table_map(nslots * sizeof(*t->slots));
+
+	if (!p)
+		return -ENOMEM;
 	t->slots = p;
 	t->mask = nslots - 1;
 	t->count = 0;
@@ -100,21 +112,39 @@ static void names_remove(struct name_table *t, struct name_slot *s)
 	t->count--;
 }
 
+static void inos_free(struct ino_table *t)
+{
+	if (t->by_seq)
+		munmap(t->by_seq, t->cap * sizeof(*t->by_seq));
+	memset(t, 0, sizeof(*t));
+}
+
+/* Grow to hold @seq (doubling from @cap, at least 1024), keeping entries. */
+static int inos_reserve(struct ino_table *t, uint64_t seq, uint64_t cap)
+{
+	struct famfs_node **b;
+
+	if (seq < t->cap)
+		return 0;
+	if (cap < 1024)
+		cap = 1024;
+	while (cap <= seq)
+		cap *= 2;
+	b = table_map(cap * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	if (t->by_seq)
+		memcpy(b, t->by_seq, t->cap * sizeof(*b));
+	inos_free(t);
+	t->by_seq = b;
+	t->cap = cap;
+	return 0;
+}
+
 static int inos_set(struct ino_table *t, uint64_t seq, struct famfs_node *n)
 {
-	if (seq >= t->cap) {
-		uint64_t cap = t->cap ? t->cap : 1024;
-		struct famfs_node **b;
-
-		while (cap <= seq)
-			cap *= 2;
-		b = realloc(t->by_seq, cap * sizeof(*b));
-		if (!b)
-			return -ENOMEM;
-		memset(b + t->cap, 0, (cap - t->cap) * sizeof(*b));
-		t->by_seq = b;
-		t->cap = cap;
-	}
+	if (inos_reserve(t, seq, t->cap * 2))
+		return -ENOMEM;
 	t->by_seq[seq] = n;
 	return 0;
 }
@@ -130,8 +160,10 @@ int famfs_ns_init(struct famfs_fs *fs)
 
 	while (ns < fs->log_size / 128 && ns < (1ULL << 27))
 		ns *= 2;
-	if (names_init(&fs->names, ns))
+	if (names_init(&fs->names, ns) || inos_reserve(&fs->inos, 0, ns)) {
+		famfs_ns_free(fs);
 		return -ENOMEM;
+	}
 	fs->root = famfs_arena_alloc(&fs->arena, sizeof(*fs->root) + 1);
 	if (!fs->root || inos_set(&fs->inos, 0, fs->root)) {
 		famfs_ns_free(fs);
@@ -177,8 +209,7 @@ void famfs_ns_free(struct famfs_fs *fs)
 {
 	famfs_arena_destroy(&fs->arena);
 	names_free(&fs->names);
-	free(fs->inos.by_seq);
-	memset(&fs->inos, 0, sizeof(fs->inos));
+	inos_free(&fs->inos);
 	fs->zombies = NULL;
 	memset(fs->parent_cache, 0, sizeof(fs->parent_cache));
 	fs->root = NULL;
@@ -359,6 +390,25 @@ struct famfs_node *famfs_ns_parent_cached(struct famfs_fs *fs, const char *path,
 	if (dir && *name == slash + 1)
 		*slot = dir;
 	return dir;
+}
+
+void famfs_ns_prefetch(struct famfs_fs *fs, const char *path, size_t plen)
+{
+	const char *slash = memrchr(path, '/', plen);
+	size_t dlen = slash ? (size_t)(slash - path) : 0;
+	const struct famfs_node *dir = fs->root;
+
+	if (!slash || slash + 1 == path + plen)
+		return;
+	/* a hint only: the cached directory is not checked against the path
+	 * (a wrong one prefetches a useless slot), and a miss costs nothing
+	 */
+	if (dlen)
+		dir = fs->parent_cache[famfs_hash_name(path, dlen, 0) %
+				       ARRAY_SIZE(fs->parent_cache)];
+	if (dir)
+		__builtin_prefetch(&fs->names.slots[famfs_hash_name(
+			slash + 1, plen - dlen - 1, dir->ino) & fs->names.mask]);
 }
 
 FAMFS_EXPORT struct famfs_node *famfs_root(struct famfs_fs *fs) { return fs->root; }
