@@ -8,13 +8,20 @@ PLAIN=$MNT/plain     # one extent
 SMALL=$MNT/small     # packed at 4 KiB
 LIVE=$MNT/live       # created while mounted, through .meta/dev0
 
+# famfs.trace on the kernel command line (FAMFS_VM_KARGS=famfs.trace):
+# every command of every check on the console after the guest's uptime,
+# to see where a guest spends its time (docs/testing.md).
+TRACE=
+grep -q 'famfs\.trace' /proc/cmdline 2>/dev/null && TRACE=1
+PS4='+ $(cut -c1-9 /proc/uptime) '
+
 failed=0
 check() {
 	name=$1
 	shift
 	echo "FAMFS-VM-RUN $name"
 	# not in an if: errexit must stay live inside the check
-	( set -e; "$@" ) 2>&1
+	( set -e; [ -z "$TRACE" ] || set -x; "$@" ) 2>&1
 	rc=$?
 	up=$(cut -d' ' -f1 /proc/uptime)
 	if [ $rc = 0 ]; then
