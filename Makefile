@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 # Tests run with the build's test-bin/ (Debian's python3) first on PATH.
 TEST_PATH = PATH=$(abspath $(1))/test-bin:$$PATH
 
-.PHONY: all build check asan-check tsan-check demo demo-offline deps clean asan tsan fuzz
+.PHONY: all build check check-vm check-rest asan-check tsan-check demo demo-offline deps clean asan tsan fuzz
 
 all: build
 
@@ -22,16 +22,34 @@ build: deps $(BUILD)/CMakeCache.txt
 # The whole suite, then again (all but the QEMU guest tests) under
 # AddressSanitizer + UBSan, as STYLE.md asks of every change, and under
 # ThreadSanitizer, so that the locking is checked too.
+#
+# Two streams at once (docs/testing.md, "Where the time goes"): the QEMU
+# guests (label vm, one at a time, each ~one core) and everything else
+# (the rest of the plain pass, then ASan, then TSan) at -j $(JOBS), niced
+# so that the guests, the longest chain, keep their core. The guests'
+# output goes to $(BUILD)/check-vm.log and is printed when they end; a
+# failure in either stream fails `make check`.
 check: build
-	cd $(BUILD) && $(call TEST_PATH,$(BUILD)) ctest --output-on-failure -j $(JOBS) --timeout 900
-	$(MAKE) asan-check
-	$(MAKE) tsan-check
+	$(MAKE) --no-print-directory -j2 check-vm check-rest
+
+check-vm:
+	@echo "check-vm: the QEMU guests (label vm) run beside the rest; log in $(BUILD)/check-vm.log"
+	@cd $(BUILD) && $(call TEST_PATH,$(BUILD)) ctest --output-on-failure -j 1 --timeout 900 -L '^vm$$' >check-vm.log 2>&1; \
+		rc=$$?; echo "==== check-vm (label vm), $(BUILD)/check-vm.log:"; cat check-vm.log; exit $$rc
+
+check-rest:
+	cd $(BUILD) && $(call TEST_PATH,$(BUILD)) $(NICE) ctest --output-on-failure -j $(JOBS) --timeout 900 -LE '^vm$$'
+	$(NICE) $(MAKE) asan-check
+	$(NICE) $(MAKE) tsan-check
+NICE ?= nice -n 5
 
 # The sanitizer passes leave out fuzz (its own clang ASan+UBSan build) and
 # killmatrix (the *-kp copies of sources the other tests already run under
-# the sanitizers; the matrix checks what survives a SIGKILL).
+# the sanitizers; the matrix checks what survives a SIGKILL). Their trees
+# build neither the -kp copies nor famfs.ko (no test of theirs uses them).
+SANITIZER_TREE_FLAGS = -DFAMFS_VM_TESTS=OFF -DFAMFS_BUILD_KMOD=OFF -DFAMFS_SKIP_TEST_AREAS=killmatrix
 asan-check: deps
-	cmake -S . -B build-asan -DFAMFS_SANITIZE=ON -DFAMFS_VM_TESTS=OFF $(CMAKE_FLAGS)
+	cmake -S . -B build-asan -DFAMFS_SANITIZE=ON $(SANITIZER_TREE_FLAGS) $(CMAKE_FLAGS)
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && $(call TEST_PATH,build-asan) ctest --output-on-failure -j $(JOBS) --timeout 900 -LE 'vm|kmod|pkg|fuzz|killmatrix'
 
@@ -47,7 +65,7 @@ fuzz: deps
 TSAN_LABELS_EXCLUDE ?= vm|kmod|pkg|apply|schema|fuzz|killmatrix
 TSAN_EXCLUDE ?= ^(famfsd_fused_spawn|ingest_famfsd_job_xfs|ingest_through_fuse_mounts_xfs)$$
 tsan-check: deps
-	cmake -S . -B build-tsan -DFAMFS_SANITIZE=thread -DFAMFS_VM_TESTS=OFF $(CMAKE_FLAGS)
+	cmake -S . -B build-tsan -DFAMFS_SANITIZE=thread $(SANITIZER_TREE_FLAGS) $(CMAKE_FLAGS)
 	cmake --build build-tsan -j $(JOBS)
 	cd build-tsan && $(call TEST_PATH,build-tsan) ctest --output-on-failure -j $(JOBS) --timeout 900 -LE '$(TSAN_LABELS_EXCLUDE)' $(if $(TSAN_EXCLUDE),-E '$(TSAN_EXCLUDE)')
 

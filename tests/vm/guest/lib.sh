@@ -8,14 +8,14 @@ PLAIN=$MNT/plain     # one extent
 SMALL=$MNT/small     # packed at 4 KiB
 LIVE=$MNT/live       # created while mounted, through .meta/dev0
 
-failed=0
-# FAMFS_VM_KARGS=famfs.trace=1: every command of a check on the console,
-# with the guest's uptime (where a guest's time goes, docs/testing.md).
+# famfs.trace on the kernel command line (FAMFS_VM_KARGS=famfs.trace):
+# every command of every check on the console after the guest's uptime,
+# to see where a guest spends its time (docs/testing.md).
 TRACE=
-if grep -q 'famfs.trace=1' /proc/cmdline; then
-	TRACE=1
-	PS4='+ $(cut -d" " -f1 /proc/uptime) '
-fi
+grep -q 'famfs\.trace' /proc/cmdline 2>/dev/null && TRACE=1
+PS4='+ $(cut -c1-9 /proc/uptime) '
+
+failed=0
 check() {
 	name=$1
 	shift
