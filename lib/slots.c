@@ -288,6 +288,55 @@ FAMFS_EXPORT int famfs_slots(struct famfs_fs *fs, struct famfs_slot_info *out,
 	return n;
 }
 
+/*
+ * Evict on a pmem block device: its mapping goes through the page cache,
+ * and writing back the page would put stale copies of the 63 other slots
+ * in it over what other hosts (DAX) wrote since. Read the one 4 KiB block
+ * with O_DIRECT, change the one slot, write the block back with O_DIRECT.
+ * A neighbour's update landing between the two is lost: positions and
+ * heartbeats only move forward, so that delays reuse until its next
+ * publish; a claim re-reads its slot and moves on.
+ */
+static int evict_direct(struct famfs_fs *fs, uint32_t index,
+			struct famfs_err *e)
+{
+	uint64_t off = fs->sb.slots_offset +
+		       (uint64_t)index * sizeof(struct famfs_client_slot);
+	uint64_t blk = off & ~4095ULL;
+	struct famfs_client_slot *s;
+	void *buf = NULL;
+	int fd, r = 0;
+
+	fd = open(fs->dev[0]->path, O_RDWR | O_DIRECT | O_DSYNC | O_CLOEXEC);
+	if (fd < 0)
+		return famfs_set_err(e, -errno, "%s: %s", fs->dev[0]->path,
+				     strerror(errno));
+	if (posix_memalign(&buf, 4096, 4096)) {
+		close(fd);
+		return famfs_set_err(e, -ENOMEM, "out of memory");
+	}
+	if (pread(fd, buf, 4096, (off_t)blk) != 4096) {
+		r = famfs_set_err(e, -EIO, "%s: cannot read the slot table",
+				  fs->dev[0]->path);
+		goto out;
+	}
+	s = (struct famfs_client_slot *)((char *)buf + (off - blk));
+	if (s->magic != FAMFS_SLOT_MAGIC || s->state != FAMFS_SLOT_LIVE) {
+		r = famfs_set_err(e, -ENOENT, "slot %u holds no live client",
+				  index);
+		goto out;
+	}
+	s->state = FAMFS_SLOT_EVICTED;
+	if (pwrite(fd, buf, 4096, (off_t)blk) != 4096)
+		r = famfs_set_err(e, -EIO, "%s: cannot write the slot table",
+				  fs->dev[0]->path);
+out:
+	free(buf);
+	close(fd);
+	slot_invalidate(fs);
+	return r;
+}
+
 FAMFS_EXPORT int famfs_slot_evict(struct famfs_fs *fs, uint32_t index,
 				  struct famfs_err *e)
 {
@@ -298,6 +347,8 @@ FAMFS_EXPORT int famfs_slot_evict(struct famfs_fs *fs, uint32_t index,
 	if (index >= fs->sb.nslots)
 		return famfs_set_err(e, -EINVAL, "slot %u does not exist (%u slots)",
 				     index, fs->sb.nslots);
+	if (fs->dev[0]->kind == FAMFS_DEV_BLOCK && fs->sb.slots_offset % 4096 == 0)
+		return evict_direct(fs, index, e);
 	s = slot_at(fs, index);
 	if (s->magic != FAMFS_SLOT_MAGIC || s->state != FAMFS_SLOT_LIVE)
 		return famfs_set_err(e, -ENOENT, "slot %u holds no live client", index);
