@@ -23,7 +23,11 @@ u32 famfs_crc32c(const void *buf, size_t len)
 	return ~__crc32c_le(~0U, buf, len);
 }
 
-int famfs_dax_read(struct famfs_kdev *dev, u64 off, void *buf, size_t len)
+/* Copy @len bytes between @buf and offset @off of @dev through its
+ * dax_device; a write is flushed to the media.
+ */
+static int famfs_dax_copy(struct famfs_kdev *dev, u64 off, void *buf,
+			  size_t len, bool write)
 {
 	u64 pos = dev->part_off + off;
 	long nr = PHYS_PFN(offset_in_page(pos) + len + PAGE_SIZE - 1);
@@ -34,12 +38,27 @@ int famfs_dax_read(struct famfs_kdev *dev, u64 off, void *buf, size_t len)
 	id = dax_read_lock();
 	avail = dax_direct_access(dev->dax_dev, PHYS_PFN(pos), nr, DAX_ACCESS,
 				  &kaddr, NULL);
-	if (avail >= nr)
+	if (avail >= nr && write) {
+		memcpy(kaddr + offset_in_page(pos), buf, len);
+		dax_flush(dev->dax_dev, kaddr + offset_in_page(pos), len);
+	} else if (avail >= nr) {
 		memcpy(buf, kaddr + offset_in_page(pos), len);
+	}
 	dax_read_unlock(id);
 	if (avail < 0)
 		return avail;
 	return avail >= nr ? 0 : -EIO;
+}
+
+int famfs_dax_read(struct famfs_kdev *dev, u64 off, void *buf, size_t len)
+{
+	return famfs_dax_copy(dev, off, buf, len, false);
+}
+
+int famfs_dax_write(struct famfs_kdev *dev, u64 off, const void *buf,
+		    size_t len)
+{
+	return famfs_dax_copy(dev, off, (void *)buf, len, true);
 }
 
 int famfs_get_dax(struct fs_context *fc, struct super_block *sb,

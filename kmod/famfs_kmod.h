@@ -86,6 +86,8 @@ struct famfs_attrs {
 u32 famfs_crc32c(const void *buf, size_t len);
 /* Copy @len bytes at offset @off of @dev through its dax_device. */
 int famfs_dax_read(struct famfs_kdev *dev, u64 off, void *buf, size_t len);
+int famfs_dax_write(struct famfs_kdev *dev, u64 off, const void *buf,
+		    size_t len);
 /* Take the dax_device of @bdev as device number sbi->ndev. */
 int famfs_get_dax(struct fs_context *fc, struct super_block *sb,
 		  struct block_device *bdev);

@@ -85,29 +85,6 @@ long famfs_ioc_held(struct file *dirf, void __user *arg)
 	return copy_to_user(arg, &h, sizeof(h)) ? -EFAULT : 0;
 }
 
-/* Copy @len bytes to offset @off of @dev through its dax_device. */
-static int famfs_dax_write(struct famfs_kdev *dev, u64 off, const void *buf,
-			   size_t len)
-{
-	u64 pos = dev->part_off + off;
-	long nr = PHYS_PFN(offset_in_page(pos) + len + PAGE_SIZE - 1);
-	void *kaddr;
-	long avail;
-	int id;
-
-	id = dax_read_lock();
-	avail = dax_direct_access(dev->dax_dev, PHYS_PFN(pos), nr, DAX_ACCESS,
-				  &kaddr, NULL);
-	if (avail >= nr) {
-		memcpy(kaddr + offset_in_page(pos), buf, len);
-		dax_flush(dev->dax_dev, kaddr + offset_in_page(pos), len);
-	}
-	dax_read_unlock(id);
-	if (avail < 0)
-		return avail;
-	return avail >= nr ? 0 : -EIO;
-}
-
 long famfs_ioc_slot_write(struct file *dirf, void __user *arg)
 {
 	struct dentry *dentry = file_dentry(dirf);
