@@ -153,13 +153,17 @@ void fused_ofiles_free_all(void)
 	pthread_mutex_unlock(&ofiles_mu);
 }
 
-/* A write-only descriptor cannot be mmap()ed, so the one thing direct_io
- * breaks on libfuse 3.14 (MAP_SHARED) cannot happen through it. Its
- * writes then go from the writer's pages straight into the WRITE request:
- * no page-cache page is allocated and filled first (bench/fuse/copy.sh).
+/* direct_io sends the writer's pages straight into the WRITE request: no
+ * page-cache page is allocated and filled first (bench/fuse/copy.sh). It
+ * would break mmap(MAP_SHARED) (ENODEV) unless the kernel granted
+ * FUSE_DIRECT_IO_ALLOW_MMAP, and a write-only descriptor cannot be mapped.
+ * Read-only opens keep the page cache: warm reads at memory speed.
  */
 void fused_master_open_mode(struct fuse_file_info *fi)
 {
-	if (!fused.o.client && (fi->flags & O_ACCMODE) == O_WRONLY)
+	int acc = fi->flags & O_ACCMODE;
+
+	if (!fused.o.client &&
+	    (acc == O_WRONLY || (acc == O_RDWR && fused_dio_mmap_granted())))
 		fi->direct_io = 1;
 }

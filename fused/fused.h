@@ -85,8 +85,16 @@ struct ofile {
 struct ofile *fused_ofile_new(void);
 void fused_ofile_free(struct ofile *of);
 void fused_ofiles_free_all(void);
-/* attr.c: a master's write-only open skips the page cache (docs/fuse.md) */
+/* attr.c: a master's write-only open skips the page cache, and so does a
+ * read-write open where the kernel keeps mmap of it coherent (docs/fuse.md)
+ */
 void fused_master_open_mode(struct fuse_file_info *fi);
+/* dio_mmap.c: ask for FUSE_DIRECT_IO_ALLOW_MMAP; setup after the mount,
+ * want from the init op; granted once the kernel has the INIT reply
+ */
+int fused_dio_mmap_setup(struct fuse_session *se);
+void fused_dio_mmap_want(struct fuse_conn_info *conn);
+bool fused_dio_mmap_granted(void);
 /* ops_read.c: directory snapshots whose RELEASEDIR never came (shutdown) */
 void fused_dirs_free_all(void);
 

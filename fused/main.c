@@ -284,6 +284,10 @@ int main(int argc, char **argv)
 		famfs_close(fused.fs);
 		return 1;
 	}
+	r = fused_dio_mmap_setup(fused.se);
+	if (r)
+		fused_log("no direct_io for read-write opens: custom I/O: %s",
+			  strerror(-r));
 	r = fused_threads_start();
 	if (r) {
 		fused_log("cannot start threads: %s", strerror(-r));

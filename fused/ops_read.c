@@ -47,6 +47,7 @@ static void op_init(void *ud, struct fuse_conn_info *conn)
 	 * falls back after an extra system call per thread (put.c).
 	 */
 	conn->want &= ~FUSE_CAP_SPLICE_READ;
+	fused_dio_mmap_want(conn);
 	conn->time_gran = 1;
 }
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # fuse_write_modes: on the master, a write-only open bypasses the page
-# cache (direct_io: the writer's pages go straight into the WRITE request)
-# while a read-write open keeps page-cache mode (mmap(MAP_SHARED) works);
+# cache (direct_io: the writer's pages go straight into the WRITE request),
+# so does a read-write open on Linux 6.6+ (else it keeps page-cache mode),
+# and mmap(MAP_SHARED) of it works, coherent with read() and write();
 # a reader on the master that cached a page sees a direct write at once;
 # what a write-only writer closed is in the log, byte-identical on a client
 # and survives a SIGKILL of famfs-fused right after the close.
@@ -28,8 +29,14 @@ fd = os.open(sys.argv[1], getattr(os, sys.argv[2]) | os.O_CREAT, 0o644)
 if os.pwrite(fd, buf, 100) != 2 << 20:
     sys.exit("short write")
 if sys.argv[2] == "O_RDWR":
-    m = mmap.mmap(fd, 4096, mmap.MAP_SHARED)   # ENODEV under direct_io
+    # ENODEV under direct_io unless the kernel allows mmap of it
+    m = mmap.mmap(fd, 4096, mmap.MAP_SHARED)
     m[0:4] = b"mmap"
+    if os.pread(fd, 4, 0) != b"mmap":
+        sys.exit("a read does not see the mapping's store")
+    os.pwrite(fd, b"wxyz", 4)
+    if m[4:8] != b"wxyz":
+        sys.exit("the mapping does not see a write: %r" % m[4:8])
     m.close()
 os.close(fd)
 PY
@@ -41,11 +48,26 @@ write_sizes() {
 write_at_100 wo O_WRONLY
 wo=$(write_sizes 0)
 [ "$wo" = "1048656 1048656 " ] || die "write-only open: WRITE sizes $wo, not 2 x 1 MiB direct"
+# A read-write open is direct_io too where the kernel keeps a mapping of
+# it coherent (FUSE_DIRECT_IO_ALLOW_MMAP, Linux 6.6+; famfs-fused asks for
+# it through libfuse's custom I/O, fused/dio_mmap.c), else page cache.
+rw_direct=$(uname -r | awk -F. '{ print ($1 > 6 || ($1 == 6 && $2 >= 6)) }')
+if grep -q 'read-write opens are direct_io' "$T/master.log"; then
+	[ "$rw_direct" = 1 ] || die "read-write opens direct_io on $(uname -r)"
+elif [ "$rw_direct" = 1 ]; then
+	die "Linux $(uname -r) allows mmap of direct_io files, read-write opens are not direct_io"
+fi
 write_at_100 rw O_RDWR
 rw=$(write_sizes 2)
-case " $rw" in *" 4076 "*) ;; *) die "read-write open: WRITE sizes $rw, not page cache" ;; esac
-[ "$(head -c 4 "$M/rw")" = "mmap" ] || die "the read-write mapping's store is lost"
-ok "write-only open: direct WRITE requests; read-write open: page cache, mmap works"
+if [ "$rw_direct" = 1 ]; then
+	case "$rw" in "1048656 1048656 "*) ;; *) die "read-write open: WRITE sizes $rw, not 2 x 1 MiB direct" ;; esac
+	mode="direct"
+else
+	case " $rw" in *" 4076 "*) ;; *) die "read-write open: WRITE sizes $rw, not page cache" ;; esac
+	mode="page cache"
+fi
+[ "$(head -c 8 "$M/rw")" = "mmapwxyz" ] || die "the read-write mapping's store is lost"
+ok "write-only open: direct WRITE requests; read-write open: $mode, mmap works and is coherent"
 
 # 2. a reader with the page cached sees a direct write from another handle
 python3 - "$M/coh" <<'PY' || die "coherence: $?"
