@@ -139,7 +139,7 @@ static int apply_file(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	fs->nfiles++;
 	fs->file_bytes += f->size;
 	fs->alloc_bytes += famfs_fmap_bytes(m);
-	notify(fs, h, n, dir, n->name);
+	notify(fs, h, n, dir, famfs_node_name_of(n));
 	return 0;
 }
 
@@ -170,7 +170,7 @@ static int apply_mkdir(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	n->gid = d->gid;
 	n->mtime_ns = n->ctime_ns = n->atime_ns = d->mtime_ns;
 	fs->ndirs++;
-	notify(fs, h, n, dir, n->name);
+	notify(fs, h, n, dir, famfs_node_name_of(n));
 	return 0;
 }
 
@@ -192,9 +192,7 @@ static void drop_node(struct famfs_fs *fs, struct famfs_node *n, uint64_t seq)
 	} else {
 		fs->ndirs--;
 	}
-	if (n->holds)
-		n->delete_seq = seq;
-	famfs_ns_remove(fs, n);
+	famfs_ns_remove(fs, n, seq);
 }
 
 static int apply_delete(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
@@ -226,7 +224,7 @@ static int apply_delete(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		return -ENOTEMPTY;
 	}
 	dir = n->parent;
-	snprintf(name, sizeof(name), "%s", n->name);
+	snprintf(name, sizeof(name), "%s", famfs_node_name_of(n));
 	drop_node(fs, n, h->seq);
 	notify(fs, h, NULL, dir, name);
 	return 0;
@@ -439,13 +437,13 @@ static int apply_rename(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		return r;
 	}
 	olddir = n->parent;
-	snprintf(oldname, sizeof(oldname), "%s", n->name);
+	snprintf(oldname, sizeof(oldname), "%s", famfs_node_name_of(n));
 	if (victim)
 		drop_node(fs, victim, h->seq);
 	famfs_ns_move(fs, n, dir, name, nlen, ext);
 	n->ctime_ns = h->logged_ns;
 	notify(fs, h, NULL, olddir, oldname);
-	notify(fs, h, n, dir, n->name);
+	notify(fs, h, n, dir, famfs_node_name_of(n));
 	return 0;
 }
 
