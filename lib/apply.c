@@ -179,7 +179,7 @@ static int apply_mkdir(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
  */
 static void drop_node(struct famfs_fs *fs, struct famfs_node *n, uint64_t seq)
 {
-	if (n->map) {
+	if (famfs_node_map_of(n)) {
 		struct famfs_fmap *m = malloc(famfs_fmap_sizeof(n->map->nitems));
 
 		if (m) {
@@ -302,7 +302,7 @@ static int apply_setattr(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		return -ENOENT;
 	}
 	if (a->valid & FAMFS_SETATTR_SIZE) {
-		uint64_t cap = n->map ? famfs_fmap_bytes(n->map) : 0;
+		uint64_t cap = famfs_node_map_of(n) ? famfs_fmap_bytes(n->map) : 0;
 
 		if (!S_ISREG_MODE(n->mode)) {
 			snprintf(why, whylen, "setattr of '%.*s': size of a directory",
@@ -374,7 +374,7 @@ static int rename_check(struct famfs_node *n, struct famfs_node *dir,
 			 "directory" : "a directory cannot replace a file");
 		return S_ISDIR_MODE(victim->mode) ? -EISDIR : -ENOTDIR;
 	}
-	if (victim->nchildren) {
+	if (S_ISDIR_MODE(victim->mode) && victim->nchildren) {
 		snprintf(why, whylen, "rename onto '%.*s': a directory that is "
 			 "not empty", (int)nlen, np);
 		return -ENOTEMPTY;

@@ -47,7 +47,10 @@ struct famfs_dev {
 struct famfs_node {
 	uint64_t create_seq;          /* 0 for the root */
 	struct famfs_node *parent;
-	struct famfs_node *first_child;
+	union {                       /* by mode: famfs_node_map_of() */
+		struct famfs_node *first_child; /* a directory's */
+		struct famfs_fmap *map;       /* a file's, from fs->arena */
+	};
 	union {
 		struct famfs_node *next_sibling;
 		struct famfs_node *zombie_next; /* deleted, held: fs->zombies */
@@ -56,12 +59,12 @@ struct famfs_node {
 		struct famfs_node *prev_sibling;
 		uint64_t delete_seq;  /* a zombie's: the entry that deleted it */
 	};
-	struct famfs_fmap *map;       /* from fs->arena */
-	uint64_t size;
+	union {
+		uint64_t size;        /* a file's */
+		uint32_t nchildren;   /* a directory's */
+	};
 	uint64_t mtime_ns, ctime_ns, atime_ns;
-	uint32_t name_hash;
 	uint32_t mode, uid, gid;
-	uint32_t nchildren;
 	uint32_t holds;
 	uint16_t name_cap;            /* bytes of name_buf (a rename may not fit) */
 	bool deleted;
@@ -70,6 +73,12 @@ struct famfs_node {
 				       * name) */
 	char name_buf[];              /* NUL-terminated, at least 8 bytes */
 };
+
+/* A file's map (NULL for a directory: its first_child shares the field). */
+static inline struct famfs_fmap *famfs_node_map_of(const struct famfs_node *n)
+{
+	return S_ISREG_MODE(n->mode) ? n->map : NULL;
+}
 
 /* Arena bytes of a node whose name_buf has @cap bytes. */
 #define FAMFS_NODE_BYTES(cap) (offsetof(struct famfs_node, name_buf) + (cap))

@@ -67,6 +67,16 @@ static uint64_t slot_make(uint32_t h, const struct famfs_node *n)
 	return slot_tag(h) | (uint64_t)(uintptr_t)n;
 }
 
+/* The hash of a linked node's (parent, name): not kept in the node (it is
+ * only needed to move slots, when a name goes or the table grows).
+ */
+static uint32_t node_hash(const struct famfs_node *n)
+{
+	const char *name = famfs_node_name_of(n);
+
+	return famfs_hash_name(name, strlen(name), famfs_node_ino(n->parent));
+}
+
 /* The slot holding (@dir, @name), or else the empty slot that ends its
  * probe sequence (where an insert goes).
  */
@@ -87,7 +97,7 @@ static uint64_t *names_find(struct name_table *t, uint32_t h,
 			continue;
 		n = slot_node(*s);
 		nn = famfs_node_name_of(n);
-		if (n->name_hash == h && n->parent == dir &&
+		if (n->parent == dir &&
 		    !memcmp(nn, name, nlen) && nn[nlen] == '\0')
 			return s;
 	}
@@ -113,7 +123,7 @@ static int names_grow(struct name_table *t)
 		return -ENOMEM;
 	for (uint64_t i = 0; i <= t->mask; i++)
 		if (t->slots[i])
-			*names_free_slot(&nt, slot_node(t->slots[i])->name_hash) =
+			*names_free_slot(&nt, node_hash(slot_node(t->slots[i]))) =
 				t->slots[i];
 	nt.count = t->count;
 	names_free(t);
@@ -128,7 +138,7 @@ static void names_remove(struct name_table *t, uint64_t *s)
 
 	for (uint64_t i = (hole + 1) & t->mask; t->slots[i];
 	     i = (i + 1) & t->mask) {
-		uint64_t home = slot_node(t->slots[i])->name_hash & t->mask;
+		uint64_t home = node_hash(slot_node(t->slots[i])) & t->mask;
 
 		/* may the entry at i move to the hole (is hole in [home, i])? */
 		if (((i - home) & t->mask) >= ((i - hole) & t->mask)) {
@@ -238,7 +248,7 @@ static void name_free(struct famfs_fs *fs, struct famfs_node *n)
 
 void famfs_ns_node_free(struct famfs_fs *fs, struct famfs_node *n)
 {
-	famfs_ns_map_free(fs, n->map);
+	famfs_ns_map_free(fs, famfs_node_map_of(n));
 	name_free(fs, n);
 	famfs_arena_free(&fs->arena, n, FAMFS_NODE_BYTES(n->name_cap));
 }
@@ -267,10 +277,10 @@ static void link_in(struct famfs_fs *fs, struct famfs_node *n,
 		    struct famfs_node *dir)
 {
 	const char *name = famfs_node_name_of(n);
+	uint32_t h = famfs_hash_name(name, strlen(name), famfs_node_ino(dir));
 
 	n->parent = dir;
-	n->name_hash = famfs_hash_name(name, strlen(name), famfs_node_ino(dir));
-	*names_free_slot(&fs->names, n->name_hash) = slot_make(n->name_hash, n);
+	*names_free_slot(&fs->names, h) = slot_make(h, n);
 	fs->names.count++;
 	n->prev_sibling = NULL;
 	n->next_sibling = dir->first_child;
@@ -306,7 +316,7 @@ static void link_out(struct famfs_fs *fs, struct famfs_node *n)
 {
 	struct famfs_node *dir = n->parent;
 	const char *name = famfs_node_name_of(n);
-	uint64_t *s = names_find(&fs->names, n->name_hash, dir, name,
+	uint64_t *s = names_find(&fs->names, node_hash(n), dir, name,
 				 strlen(name));
 
 	if (slot_node(*s) == n)
@@ -498,12 +508,12 @@ FAMFS_EXPORT struct famfs_node *famfs_node_by_ino(struct famfs_fs *fs, uint64_t 
 	return NULL;
 }
 
-FAMFS_EXPORT struct famfs_node *famfs_node_first_child(struct famfs_node *dir) { return dir->first_child; }
+FAMFS_EXPORT struct famfs_node *famfs_node_first_child(struct famfs_node *dir) { return S_ISDIR_MODE(dir->mode) ? dir->first_child : NULL; }
 FAMFS_EXPORT struct famfs_node *famfs_node_next_sibling(struct famfs_node *n) { return n->next_sibling; }
 FAMFS_EXPORT struct famfs_node *famfs_node_parent(struct famfs_node *n) { return n->parent ? n->parent : n; }
 FAMFS_EXPORT const char *famfs_node_name(const struct famfs_node *n) { return famfs_node_name_of(n); }
 FAMFS_EXPORT bool famfs_node_is_dir(const struct famfs_node *n) { return S_ISDIR_MODE(n->mode); }
-FAMFS_EXPORT const struct famfs_fmap *famfs_node_map(const struct famfs_node *n) { return n->map; }
+FAMFS_EXPORT const struct famfs_fmap *famfs_node_map(const struct famfs_node *n) { return famfs_node_map_of(n); }
 
 FAMFS_EXPORT void famfs_node_attr(const struct famfs_node *n, struct famfs_attr *a)
 {
@@ -513,8 +523,8 @@ FAMFS_EXPORT void famfs_node_attr(const struct famfs_node *n, struct famfs_attr 
 	a->uid = n->uid;
 	a->gid = n->gid;
 	a->nlink = S_ISDIR_MODE(n->mode) ? 2 : (n->deleted ? 0 : 1);
-	a->size = n->size;
-	a->alloc_bytes = n->map ? famfs_fmap_bytes(n->map) : 0;
+	a->size = S_ISREG_MODE(n->mode) ? n->size : 0;
+	a->alloc_bytes = famfs_node_map_of(n) ? famfs_fmap_bytes(n->map) : 0;
 	a->mtime_ns = n->mtime_ns;
 	a->ctime_ns = n->ctime_ns;
 	a->atime_ns = n->atime_ns;
