@@ -20,9 +20,12 @@ static int check_path(const char *p, uint16_t len, char *why, size_t whylen)
 	return 0;
 }
 
+/* The directory a new @path goes in, its last name and that name's hash
+ * (famfs_ns_add() takes it: each name is hashed once).
+ */
 static int lookup_parent(struct famfs_fs *fs, const char *path, uint16_t len,
 			 struct famfs_node **dir, const char **name,
-			 size_t *nlen, char *why, size_t whylen)
+			 size_t *nlen, uint32_t *hash, char *why, size_t whylen)
 {
 	*dir = famfs_ns_parent_cached(fs, path, len, name, nlen);
 	if (!*dir) {
@@ -34,7 +37,8 @@ static int lookup_parent(struct famfs_fs *fs, const char *path, uint16_t len,
 		snprintf(why, whylen, "name longer than %d bytes", FAMFS_NAME_MAX);
 		return -ENAMETOOLONG;
 	}
-	if (famfs_ns_child(fs, *dir, *name, *nlen)) {
+	*hash = famfs_ns_hash(*dir, *name, *nlen);
+	if (famfs_ns_child_hashed(fs, *dir, *name, *nlen, *hash)) {
 		snprintf(why, whylen, "'%.*s' already exists", (int)len, path);
 		return -EEXIST;
 	}
@@ -93,6 +97,7 @@ static int apply_file(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	struct famfs_fmap *m;
 	const char *name;
 	size_t nlen, need = sizeof(*h) + sizeof(*f);
+	uint32_t hash;
 	int r;
 
 	if (h->len < need || f->nitems > FAMFS_MAX_STRIPS + FAMFS_MAX_EXTENTS ||
@@ -103,8 +108,8 @@ static int apply_file(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	path = (const char *)(items + f->nitems);
 	r = check_path(path, f->path_len, why, whylen);
 	if (!r)
-		r = lookup_parent(fs, path, f->path_len, &dir, &name, &nlen, why,
-				  whylen);
+		r = lookup_parent(fs, path, f->path_len, &dir, &name, &nlen, &hash,
+				  why, whylen);
 	if (r)
 		return r;
 	m = famfs_ns_map_alloc(fs, f->nitems);
@@ -123,7 +128,7 @@ static int apply_file(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		famfs_ns_map_free(fs, m);
 		return r;
 	}
-	n = famfs_ns_add(fs, dir, name, nlen, h->seq);
+	n = famfs_ns_add(fs, dir, name, nlen, hash, h->seq);
 	if (!n) {
 		famfs_alloc_unmark(fs, m);
 		famfs_ns_map_free(fs, m);
@@ -150,6 +155,7 @@ static int apply_mkdir(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	const char *path = (const char *)(d + 1), *name;
 	struct famfs_node *dir, *n;
 	size_t nlen;
+	uint32_t hash;
 	int r;
 
 	if (h->len < sizeof(*h) + sizeof(*d) + d->path_len) {
@@ -158,11 +164,11 @@ static int apply_mkdir(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	}
 	r = check_path(path, d->path_len, why, whylen);
 	if (!r)
-		r = lookup_parent(fs, path, d->path_len, &dir, &name, &nlen, why,
-				  whylen);
+		r = lookup_parent(fs, path, d->path_len, &dir, &name, &nlen, &hash,
+				  why, whylen);
 	if (r)
 		return r;
-	n = famfs_ns_add(fs, dir, name, nlen, h->seq);
+	n = famfs_ns_add(fs, dir, name, nlen, hash, h->seq);
 	if (!n)
 		return -ENOMEM;
 	n->mode = 0040000 | (d->mode & 07777);

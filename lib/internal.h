@@ -267,8 +267,12 @@ void famfs_sb_raise_minor(struct famfs_fs *fs, uint16_t minor);
 /* ns.c */
 int famfs_ns_init(struct famfs_fs *fs);
 void famfs_ns_free(struct famfs_fs *fs);
+/* Add @name (hashed by famfs_ns_hash(), not present) to @dir. */
 struct famfs_node *famfs_ns_add(struct famfs_fs *fs, struct famfs_node *dir,
-				const char *name, size_t nlen, uint64_t seq);
+				const char *name, size_t nlen, uint32_t hash,
+				uint64_t seq);
+uint32_t famfs_ns_hash(const struct famfs_node *dir, const char *name,
+		       size_t nlen);
 /* A held node lives on as a zombie, deleted by entry @seq. */
 void famfs_ns_remove(struct famfs_fs *fs, struct famfs_node *n, uint64_t seq);
 /* Rename: first the memory a longer name needs (*@ext, or NULL when it
@@ -286,6 +290,11 @@ struct famfs_node *famfs_ns_parent(struct famfs_fs *fs, const char *path,
 				   size_t *nlen);
 struct famfs_node *famfs_ns_child(struct famfs_fs *fs, struct famfs_node *dir,
 				  const char *name, size_t nlen);
+/* famfs_ns_child() of a name already hashed by famfs_ns_hash(). */
+struct famfs_node *famfs_ns_child_hashed(struct famfs_fs *fs,
+					 struct famfs_node *dir,
+					 const char *name, size_t nlen,
+					 uint32_t hash);
 /* famfs_ns_parent() for appliers (write lock held): consecutive entries in
  * one directory resolve it once.
  */

@@ -264,21 +264,31 @@ void famfs_ns_free(struct famfs_fs *fs)
 	fs->root = NULL;
 }
 
+uint32_t famfs_ns_hash(const struct famfs_node *dir, const char *name,
+		       size_t nlen)
+{
+	return famfs_hash_name(name, nlen, famfs_node_ino(dir));
+}
+
+struct famfs_node *famfs_ns_child_hashed(struct famfs_fs *fs,
+					 struct famfs_node *dir,
+					 const char *name, size_t nlen,
+					 uint32_t hash)
+{
+	return slot_node(*names_find(&fs->names, hash, dir, name, nlen));
+}
+
 struct famfs_node *famfs_ns_child(struct famfs_fs *fs, struct famfs_node *dir,
 				  const char *name, size_t nlen)
 {
-	uint32_t h = famfs_hash_name(name, nlen, famfs_node_ino(dir));
-
-	return slot_node(*names_find(&fs->names, h, dir, name, nlen));
+	return famfs_ns_child_hashed(fs, dir, name, nlen,
+				     famfs_ns_hash(dir, name, nlen));
 }
 
-/* Make @n (named, not linked) a child of @dir; the name table has room. */
+/* Make @n (named @h, not linked) a child of @dir; the name table has room. */
 static void link_in(struct famfs_fs *fs, struct famfs_node *n,
-		    struct famfs_node *dir)
+		    struct famfs_node *dir, uint32_t h)
 {
-	const char *name = famfs_node_name_of(n);
-	uint32_t h = famfs_hash_name(name, strlen(name), famfs_node_ino(dir));
-
 	n->parent = dir;
 	*names_free_slot(&fs->names, h) = slot_make(h, n);
 	fs->names.count++;
@@ -291,7 +301,8 @@ static void link_in(struct famfs_fs *fs, struct famfs_node *n,
 }
 
 struct famfs_node *famfs_ns_add(struct famfs_fs *fs, struct famfs_node *dir,
-				const char *name, size_t nlen, uint64_t seq)
+				const char *name, size_t nlen, uint32_t hash,
+				uint64_t seq)
 {
 	/* one block: the name follows the node */
 	size_t cap = name_cap_for(nlen);
@@ -307,7 +318,7 @@ struct famfs_node *famfs_ns_add(struct famfs_fs *fs, struct famfs_node *dir,
 	memcpy(n->name_buf, name, nlen);
 	n->name_buf[nlen] = '\0';
 	n->create_seq = seq;
-	link_in(fs, n, dir);
+	link_in(fs, n, dir, hash);
 	return n;
 }
 
@@ -355,7 +366,7 @@ void famfs_ns_move(struct famfs_fs *fs, struct famfs_node *n,
 		n->name_ext = true;
 	}
 	/* children are keyed by their parent's pointer and inode: unchanged */
-	link_in(fs, n, dir);
+	link_in(fs, n, dir, famfs_ns_hash(dir, name, nlen));
 }
 
 /* Unlink @n from tree and tables; a held node lives on as a zombie

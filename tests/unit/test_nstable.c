@@ -5,10 +5,10 @@
  * same name, and a log replayed after all of it; the arena handing over
  * the chunks its prefault thread made.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <time.h>
 
 #include "internal.h"
