@@ -120,33 +120,14 @@ struct ino_table {
 
 /* arena.c: nodes and maps, in 8-byte classes up to FAMFS_ARENA_MAX. */
 #define FAMFS_ARENA_MAX 4096
-struct arena_prefault;
 struct famfs_arena {
 	void *chunks;
 	uint8_t *cur, *end;
 	void *free[FAMFS_ARENA_MAX / 8 + 1];
-	void *spare;                  /* faulted-in chunks not used yet */
-	/* Between famfs_arena_prefault_begin() and _end(): chunks taken so
-	 * far, and the thread that faults the next ones in (NULL until the
-	 * replay has taken FAMFS_ARENA_PREFAULT_AFTER chunks).
-	 */
-	bool prefault_allowed;
-	unsigned taken;
-	unsigned prefaulted;          /* chunks the thread made that were used */
-	struct arena_prefault *pf;
 };
-/* Chunks a scan takes before the thread starts (tests lower it). */
-extern unsigned famfs_arena_prefault_after;
-/* Chunks the thread has ready (tests wait for one). */
-unsigned famfs_arena_prefault_ready(struct famfs_arena *a);
 void *famfs_arena_alloc(struct famfs_arena *a, size_t size);
 void famfs_arena_free(struct famfs_arena *a, void *p, size_t size);
 void famfs_arena_destroy(struct famfs_arena *a);
-/* A long replay (a mount) may fault the arena's next chunks in from a
- * second thread; _end() stops it (chunks it made wait for later use).
- */
-void famfs_arena_prefault_begin(struct famfs_arena *a);
-void famfs_arena_prefault_end(struct famfs_arena *a);
 _Static_assert(FAMFS_NODE_BYTES(FAMFS_NAME_MAX + 1) <= FAMFS_ARENA_MAX,
 	       "a node with the longest name fits an arena block");
 _Static_assert(sizeof(struct famfs_fmap) + (FAMFS_MAX_STRIPS + FAMFS_MAX_EXTENTS) *

@@ -188,7 +188,7 @@ static void map_ahead(struct famfs_fs *fs, uint64_t from, uint64_t *mapped)
 }
 
 /* Apply every valid entry after the tail; returns how many. */
-static int scan_entries(struct famfs_fs *fs, struct famfs_err *e)
+int famfs_log_scan(struct famfs_fs *fs, struct famfs_err *e)
 {
 	uint64_t ahead = fs->tail, from = fs->tail, mapped = 0;
 	int applied = 0;
@@ -243,19 +243,6 @@ static int scan_entries(struct famfs_fs *fs, struct famfs_err *e)
 		fs->nentries += famfs_entry_nseq((const void *)(fs->log + fs->tail - len));
 		applied++;
 	}
-}
-
-int famfs_log_scan(struct famfs_fs *fs, struct famfs_err *e)
-{
-	int n;
-
-	/* a long scan (a mount) has the tree's next memory faulted in by a
-	 * second thread, which is gone again when the scan returns
-	 */
-	famfs_arena_prefault_begin(&fs->arena);
-	n = scan_entries(fs, e);
-	famfs_arena_prefault_end(&fs->arena);
-	return n;
 }
 
 FAMFS_EXPORT int famfs_replay(struct famfs_fs *fs, struct famfs_err *e)

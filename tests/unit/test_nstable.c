@@ -2,14 +2,11 @@
 /*
  * The name table and the appliers' parent cache under churn: removals in
  * the middle of probe runs, a directory removed and made again under the
- * same name, and a log replayed after all of it; the arena handing over
- * the chunks its prefault thread made.
+ * same name, and a log replayed after all of it.
  */
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "internal.h"
 #include "test_util.h"
@@ -131,76 +128,11 @@ static void parent_cache_follows_a_recreated_directory(void **state)
 	tdevs_remove(&t);
 }
 
-#define BLOCK 4000
-#define NBLOCKS (6 * 2 * 1024 * 1024 / BLOCK)  /* six 2 MiB chunks */
-
-static void block_fill(uint8_t *p, unsigned i)
-{
-	memset(p, (int)(i * 7 + 1), BLOCK);
-	memcpy(p, &i, sizeof(i));
-}
-
-static bool block_intact(const uint8_t *p, unsigned i)
-{
-	unsigned got;
-
-	memcpy(&got, p, sizeof(got));
-	for (size_t k = sizeof(i); k < BLOCK; k++)
-		if (p[k] != (uint8_t)(i * 7 + 1))
-			return false;
-	return got == i;
-}
-
-/* A scan's arena with its prefault thread: chunks made by the thread are
- * used (polled for, with a timeout), blocks never overlap, and after the
- * thread stops its unused chunks still serve allocations.
- */
-static void arena_uses_prefaulted_chunks(void **state)
-{
-	static uint8_t *blocks[NBLOCKS + 64];
-	struct famfs_arena a = { 0 };
-	unsigned saved = famfs_arena_prefault_after, n = 0;
-	struct timespec t0, t;
-
-	(void)state;
-	famfs_arena_prefault_after = 0;
-	famfs_arena_prefault_begin(&a);
-	blocks[n] = famfs_arena_alloc(&a, BLOCK);  /* first chunk: starts it */
-	assert_non_null(blocks[n]);
-	block_fill(blocks[n], n);
-	n++;
-	assert_non_null(a.pf);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (famfs_arena_prefault_ready(&a) == 0) {
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		assert_true(t.tv_sec - t0.tv_sec < 30);  /* fails on timeout */
-		sched_yield();
-	}
-	for (; n < NBLOCKS; n++) {
-		blocks[n] = famfs_arena_alloc(&a, BLOCK);
-		assert_non_null(blocks[n]);
-		block_fill(blocks[n], n);
-	}
-	assert_true(a.prefaulted >= 1);
-	famfs_arena_prefault_end(&a);
-	assert_null(a.pf);
-	for (; n < NBLOCKS + 64; n++) {
-		blocks[n] = famfs_arena_alloc(&a, BLOCK);
-		assert_non_null(blocks[n]);
-		block_fill(blocks[n], n);
-	}
-	for (unsigned i = 0; i < n; i++)
-		assert_true(block_intact(blocks[i], i));
-	famfs_arena_destroy(&a);
-	famfs_arena_prefault_after = saved;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(name_table_survives_removals_and_replay),
 		cmocka_unit_test(parent_cache_follows_a_recreated_directory),
-		cmocka_unit_test(arena_uses_prefaulted_chunks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
