@@ -20,9 +20,12 @@ static int check_path(const char *p, uint16_t len, char *why, size_t whylen)
 	return 0;
 }
 
+/* The directory a new @path goes in, its last name and that name's hash
+ * (famfs_ns_add() takes it: each name is hashed once).
+ */
 static int lookup_parent(struct famfs_fs *fs, const char *path, uint16_t len,
 			 struct famfs_node **dir, const char **name,
-			 size_t *nlen, char *why, size_t whylen)
+			 size_t *nlen, uint32_t *hash, char *why, size_t whylen)
 {
 	*dir = famfs_ns_parent_cached(fs, path, len, name, nlen);
 	if (!*dir) {
@@ -34,7 +37,8 @@ static int lookup_parent(struct famfs_fs *fs, const char *path, uint16_t len,
 		snprintf(why, whylen, "name longer than %d bytes", FAMFS_NAME_MAX);
 		return -ENAMETOOLONG;
 	}
-	if (famfs_ns_child(fs, *dir, *name, *nlen)) {
+	*hash = famfs_ns_hash(*dir, *name, *nlen);
+	if (famfs_ns_child_hashed(fs, *dir, *name, *nlen, *hash)) {
 		snprintf(why, whylen, "'%.*s' already exists", (int)len, path);
 		return -EEXIST;
 	}
@@ -93,6 +97,7 @@ static int apply_file(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	struct famfs_fmap *m;
 	const char *name;
 	size_t nlen, need = sizeof(*h) + sizeof(*f);
+	uint32_t hash;
 	int r;
 
 	if (h->len < need || f->nitems > FAMFS_MAX_STRIPS + FAMFS_MAX_EXTENTS ||
@@ -103,8 +108,8 @@ static int apply_file(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	path = (const char *)(items + f->nitems);
 	r = check_path(path, f->path_len, why, whylen);
 	if (!r)
-		r = lookup_parent(fs, path, f->path_len, &dir, &name, &nlen, why,
-				  whylen);
+		r = lookup_parent(fs, path, f->path_len, &dir, &name, &nlen, &hash,
+				  why, whylen);
 	if (r)
 		return r;
 	m = famfs_ns_map_alloc(fs, f->nitems);
@@ -123,7 +128,7 @@ static int apply_file(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		famfs_ns_map_free(fs, m);
 		return r;
 	}
-	n = famfs_ns_add(fs, dir, name, nlen, h->seq);
+	n = famfs_ns_add(fs, dir, name, nlen, hash, h->seq);
 	if (!n) {
 		famfs_alloc_unmark(fs, m);
 		famfs_ns_map_free(fs, m);
@@ -139,7 +144,7 @@ static int apply_file(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	fs->nfiles++;
 	fs->file_bytes += f->size;
 	fs->alloc_bytes += famfs_fmap_bytes(m);
-	notify(fs, h, n, dir, n->name);
+	notify(fs, h, n, dir, famfs_node_name_of(n));
 	return 0;
 }
 
@@ -150,6 +155,7 @@ static int apply_mkdir(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	const char *path = (const char *)(d + 1), *name;
 	struct famfs_node *dir, *n;
 	size_t nlen;
+	uint32_t hash;
 	int r;
 
 	if (h->len < sizeof(*h) + sizeof(*d) + d->path_len) {
@@ -158,11 +164,11 @@ static int apply_mkdir(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	}
 	r = check_path(path, d->path_len, why, whylen);
 	if (!r)
-		r = lookup_parent(fs, path, d->path_len, &dir, &name, &nlen, why,
-				  whylen);
+		r = lookup_parent(fs, path, d->path_len, &dir, &name, &nlen, &hash,
+				  why, whylen);
 	if (r)
 		return r;
-	n = famfs_ns_add(fs, dir, name, nlen, h->seq);
+	n = famfs_ns_add(fs, dir, name, nlen, hash, h->seq);
 	if (!n)
 		return -ENOMEM;
 	n->mode = 0040000 | (d->mode & 07777);
@@ -170,7 +176,7 @@ static int apply_mkdir(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	n->gid = d->gid;
 	n->mtime_ns = n->ctime_ns = n->atime_ns = d->mtime_ns;
 	fs->ndirs++;
-	notify(fs, h, n, dir, n->name);
+	notify(fs, h, n, dir, famfs_node_name_of(n));
 	return 0;
 }
 
@@ -179,7 +185,7 @@ static int apply_mkdir(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
  */
 static void drop_node(struct famfs_fs *fs, struct famfs_node *n, uint64_t seq)
 {
-	if (n->map) {
+	if (famfs_node_map_of(n)) {
 		struct famfs_fmap *m = malloc(famfs_fmap_sizeof(n->map->nitems));
 
 		if (m) {
@@ -192,9 +198,7 @@ static void drop_node(struct famfs_fs *fs, struct famfs_node *n, uint64_t seq)
 	} else {
 		fs->ndirs--;
 	}
-	if (n->holds)
-		n->delete_seq = seq;
-	famfs_ns_remove(fs, n);
+	famfs_ns_remove(fs, n, seq);
 }
 
 static int apply_delete(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
@@ -226,7 +230,7 @@ static int apply_delete(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		return -ENOTEMPTY;
 	}
 	dir = n->parent;
-	snprintf(name, sizeof(name), "%s", n->name);
+	snprintf(name, sizeof(name), "%s", famfs_node_name_of(n));
 	drop_node(fs, n, h->seq);
 	notify(fs, h, NULL, dir, name);
 	return 0;
@@ -304,7 +308,7 @@ static int apply_setattr(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		return -ENOENT;
 	}
 	if (a->valid & FAMFS_SETATTR_SIZE) {
-		uint64_t cap = n->map ? famfs_fmap_bytes(n->map) : 0;
+		uint64_t cap = famfs_node_map_of(n) ? famfs_fmap_bytes(n->map) : 0;
 
 		if (!S_ISREG_MODE(n->mode)) {
 			snprintf(why, whylen, "setattr of '%.*s': size of a directory",
@@ -376,7 +380,7 @@ static int rename_check(struct famfs_node *n, struct famfs_node *dir,
 			 "directory" : "a directory cannot replace a file");
 		return S_ISDIR_MODE(victim->mode) ? -EISDIR : -ENOTDIR;
 	}
-	if (victim->nchildren) {
+	if (S_ISDIR_MODE(victim->mode) && victim->nchildren) {
 		snprintf(why, whylen, "rename onto '%.*s': a directory that is "
 			 "not empty", (int)nlen, np);
 		return -ENOTEMPTY;
@@ -439,13 +443,13 @@ static int apply_rename(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		return r;
 	}
 	olddir = n->parent;
-	snprintf(oldname, sizeof(oldname), "%s", n->name);
+	snprintf(oldname, sizeof(oldname), "%s", famfs_node_name_of(n));
 	if (victim)
 		drop_node(fs, victim, h->seq);
 	famfs_ns_move(fs, n, dir, name, nlen, ext);
 	n->ctime_ns = h->logged_ns;
 	notify(fs, h, NULL, olddir, oldname);
-	notify(fs, h, n, dir, n->name);
+	notify(fs, h, n, dir, famfs_node_name_of(n));
 	return 0;
 }
 

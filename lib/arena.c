@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The node arena: nodes (with their names) and file maps come from 2 MiB
- * chunks handed out in 16-byte size classes, so replaying a million
+ * chunks handed out in 8-byte size classes, so replaying a million
  * entries makes no malloc call per entry and its memory is touched in
  * order. Freed blocks go on a per-class free list and are reused by the
  * next allocation of the same class (a master that creates and deletes
@@ -18,7 +18,7 @@
 #include "internal.h"
 
 #define ARENA_CHUNK (2u << 20)
-#define ARENA_ALIGN 16u
+#define ARENA_ALIGN 8u
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -40,6 +40,11 @@ static int arena_new_chunk(struct famfs_arena *a)
 	/* 2 MiB aligned, so the kernel can back it with one huge page */
 	if (posix_memalign(&p, ARENA_CHUNK, ARENA_CHUNK))
 		return -1;
+	/* the name table keeps node addresses in 48 bits (internal.h) */
+	if (((uintptr_t)p + ARENA_CHUNK - 1) >> FAMFS_SLOT_PTR_BITS) {
+		free(p);
+		return -1;
+	}
 	madvise(p, ARENA_CHUNK, MADV_HUGEPAGE);
 	((struct arena_chunk *)p)->next = a->chunks;
 	a->chunks = p;

@@ -4,9 +4,11 @@
 #define FAMFS_INTERNAL_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "famfs.h"
 
@@ -36,38 +38,74 @@ struct famfs_dev {
 	bool store_by_pwrite;         /* famfs_dev_store(): a tmpfs-like file */
 };
 
+/* One per file or directory, ~120 bytes with a short name: a mount of a
+ * million files zeroes (and, in a VM, faults in) every byte of them, so
+ * nothing here that can be computed (the inode is FAMFS_ROOT_INO +
+ * create_seq) or that only a deleted node needs (those reuse the sibling
+ * links, dead once the node is out of its directory).
+ */
 struct famfs_node {
-	uint64_t ino;
 	uint64_t create_seq;          /* 0 for the root */
 	struct famfs_node *parent;
-	struct famfs_node *first_child;
-	struct famfs_node *next_sibling;
-	struct famfs_node *prev_sibling;
-	uint32_t name_hash;
-	uint32_t mode, uid, gid;
-	uint32_t nchildren;
-	uint32_t holds;
-	bool deleted;
-	uint16_t name_cap;            /* bytes of name_buf (a rename may not fit) */
-	uint64_t delete_seq;
-	uint64_t size;
+	union {                       /* by mode: famfs_node_map_of() */
+		struct famfs_node *first_child; /* a directory's */
+		struct famfs_fmap *map;       /* a file's, from fs->arena */
+	};
+	union {
+		struct famfs_node *next_sibling;
+		struct famfs_node *zombie_next; /* deleted, held: fs->zombies */
+	};
+	union {
+		struct famfs_node *prev_sibling;
+		uint64_t delete_seq;  /* a zombie's: the entry that deleted it */
+	};
+	union {
+		uint64_t size;        /* a file's */
+		uint32_t nchildren;   /* a directory's */
+	};
 	uint64_t mtime_ns, ctime_ns, atime_ns;
-	struct famfs_fmap *map;       /* from fs->arena */
-	struct famfs_node *zombie_next;
-	char *name;                   /* name_buf, or an arena block after a
-				       * rename to a longer name */
-	char name_buf[];              /* NUL-terminated */
+	uint32_t mode, uid, gid;
+	uint32_t holds;
+	uint16_t name_cap;            /* bytes of name_buf (a rename may not fit) */
+	bool deleted;
+	bool name_ext;                /* name_buf holds a pointer to the name
+				       * (an arena block: a rename to a longer
+				       * name) */
+	char name_buf[];              /* NUL-terminated, at least 8 bytes */
 };
 
-/* (parent, name) -> node: open addressing, linear probing. */
-struct name_slot {
-	uint32_t hash;
-	uint32_t reserved;
-	struct famfs_node *node;      /* NULL: empty */
-};
+/* A file's map (NULL for a directory: its first_child shares the field). */
+static inline struct famfs_fmap *famfs_node_map_of(const struct famfs_node *n)
+{
+	return S_ISREG_MODE(n->mode) ? n->map : NULL;
+}
 
+/* Arena bytes of a node whose name_buf has @cap bytes. */
+#define FAMFS_NODE_BYTES(cap) (offsetof(struct famfs_node, name_buf) + (cap))
+
+static inline const char *famfs_node_name_of(const struct famfs_node *n)
+{
+	const char *ext;
+
+	if (!n->name_ext)
+		return n->name_buf;
+	memcpy(&ext, n->name_buf, sizeof(ext));
+	return ext;
+}
+
+static inline uint64_t famfs_node_ino(const struct famfs_node *n)
+{
+	return FAMFS_ROOT_INO + n->create_seq;
+}
+
+/* (parent, name) -> node: open addressing, linear probing. A slot is 8
+ * bytes: the node's address in the low 48 bits (arena.c refuses memory
+ * above), a 16-bit tag of the name's hash above (most probes of other
+ * names stop there without touching the node); 0 is empty.
+ */
+#define FAMFS_SLOT_PTR_BITS 48
 struct name_table {
-	struct name_slot *slots;
+	uint64_t *slots;
 	uint64_t mask;                /* slots - 1, a power of two minus 1 */
 	uint64_t count;
 };
@@ -80,17 +118,17 @@ struct ino_table {
 	uint64_t cap;
 };
 
-/* arena.c: nodes and maps, in 16-byte classes up to FAMFS_ARENA_MAX. */
+/* arena.c: nodes and maps, in 8-byte classes up to FAMFS_ARENA_MAX. */
 #define FAMFS_ARENA_MAX 4096
 struct famfs_arena {
 	void *chunks;
 	uint8_t *cur, *end;
-	void *free[FAMFS_ARENA_MAX / 16 + 1];
+	void *free[FAMFS_ARENA_MAX / 8 + 1];
 };
 void *famfs_arena_alloc(struct famfs_arena *a, size_t size);
 void famfs_arena_free(struct famfs_arena *a, void *p, size_t size);
 void famfs_arena_destroy(struct famfs_arena *a);
-_Static_assert(sizeof(struct famfs_node) + FAMFS_NAME_MAX + 1 <= FAMFS_ARENA_MAX,
+_Static_assert(FAMFS_NODE_BYTES(FAMFS_NAME_MAX + 1) <= FAMFS_ARENA_MAX,
 	       "a node with the longest name fits an arena block");
 _Static_assert(sizeof(struct famfs_fmap) + (FAMFS_MAX_STRIPS + FAMFS_MAX_EXTENTS) *
 	       sizeof(struct famfs_map_item) <= FAMFS_ARENA_MAX,
@@ -210,9 +248,14 @@ void famfs_sb_raise_minor(struct famfs_fs *fs, uint16_t minor);
 /* ns.c */
 int famfs_ns_init(struct famfs_fs *fs);
 void famfs_ns_free(struct famfs_fs *fs);
+/* Add @name (hashed by famfs_ns_hash(), not present) to @dir. */
 struct famfs_node *famfs_ns_add(struct famfs_fs *fs, struct famfs_node *dir,
-				const char *name, size_t nlen, uint64_t seq);
-void famfs_ns_remove(struct famfs_fs *fs, struct famfs_node *n);
+				const char *name, size_t nlen, uint32_t hash,
+				uint64_t seq);
+uint32_t famfs_ns_hash(const struct famfs_node *dir, const char *name,
+		       size_t nlen);
+/* A held node lives on as a zombie, deleted by entry @seq. */
+void famfs_ns_remove(struct famfs_fs *fs, struct famfs_node *n, uint64_t seq);
 /* Rename: first the memory a longer name needs (*@ext, or NULL when it
  * fits), which may fail; then the move of @n to the free @name in @dir
  * (no cycle check here), which cannot.
@@ -228,6 +271,11 @@ struct famfs_node *famfs_ns_parent(struct famfs_fs *fs, const char *path,
 				   size_t *nlen);
 struct famfs_node *famfs_ns_child(struct famfs_fs *fs, struct famfs_node *dir,
 				  const char *name, size_t nlen);
+/* famfs_ns_child() of a name already hashed by famfs_ns_hash(). */
+struct famfs_node *famfs_ns_child_hashed(struct famfs_fs *fs,
+					 struct famfs_node *dir,
+					 const char *name, size_t nlen,
+					 uint32_t hash);
 /* famfs_ns_parent() for appliers (write lock held): consecutive entries in
  * one directory resolve it once.
  */

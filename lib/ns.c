@@ -47,29 +47,67 @@ static void names_free(struct name_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
+#define SLOT_PTR_MASK ((1ULL << FAMFS_SLOT_PTR_BITS) - 1)
+
+/* The slot's tag: 16 bits of a hash that are not its home bits (a mix of
+ * all of them), so names in one probe run rarely share a tag.
+ */
+static uint64_t slot_tag(uint32_t h)
+{
+	return (uint64_t)((h * 0x9e3779b1u) >> 16) << FAMFS_SLOT_PTR_BITS;
+}
+
+static struct famfs_node *slot_node(uint64_t v)
+{
+	return (struct famfs_node *)(uintptr_t)(v & SLOT_PTR_MASK);
+}
+
+static uint64_t slot_make(uint32_t h, const struct famfs_node *n)
+{
+	return slot_tag(h) | (uint64_t)(uintptr_t)n;
+}
+
+/* The hash of a linked node's (parent, name): not kept in the node (it is
+ * only needed to move slots, when a name goes or the table grows).
+ */
+static uint32_t node_hash(const struct famfs_node *n)
+{
+	const char *name = famfs_node_name_of(n);
+
+	return famfs_hash_name(name, strlen(name), famfs_node_ino(n->parent));
+}
+
 /* The slot holding (@dir, @name), or else the empty slot that ends its
  * probe sequence (where an insert goes).
  */
-static struct name_slot *names_find(struct name_table *t, uint32_t h,
-				    const struct famfs_node *dir,
-				    const char *name, size_t nlen)
+static uint64_t *names_find(struct name_table *t, uint32_t h,
+			    const struct famfs_node *dir, const char *name,
+			    size_t nlen)
 {
-	for (uint64_t i = h & t->mask;; i = (i + 1) & t->mask) {
-		struct name_slot *s = &t->slots[i];
+	uint64_t tag = slot_tag(h);
 
-		if (!s->node)
+	for (uint64_t i = h & t->mask;; i = (i + 1) & t->mask) {
+		uint64_t *s = &t->slots[i];
+		const struct famfs_node *n;
+		const char *nn;
+
+		if (!*s)
 			return s;
-		if (s->hash == h && s->node->parent == dir &&
-		    !memcmp(s->node->name, name, nlen) && s->node->name[nlen] == '\0')
+		if ((*s & ~SLOT_PTR_MASK) != tag)
+			continue;
+		n = slot_node(*s);
+		nn = famfs_node_name_of(n);
+		if (n->parent == dir &&
+		    !memcmp(nn, name, nlen) && nn[nlen] == '\0')
 			return s;
 	}
 }
 
-static struct name_slot *names_free_slot(struct name_table *t, uint32_t h)
+static uint64_t *names_free_slot(struct name_table *t, uint32_t h)
 {
 	uint64_t i = h & t->mask;
 
-	while (t->slots[i].node)
+	while (t->slots[i])
 		i = (i + 1) & t->mask;
 	return &t->slots[i];
 }
@@ -84,8 +122,9 @@ static int names_grow(struct name_table *t)
 	if (names_init(&nt, (t->mask + 1) * 2))
 		return -ENOMEM;
 	for (uint64_t i = 0; i <= t->mask; i++)
-		if (t->slots[i].node)
-			*names_free_slot(&nt, t->slots[i].hash) = t->slots[i];
+		if (t->slots[i])
+			*names_free_slot(&nt, node_hash(slot_node(t->slots[i]))) =
+				t->slots[i];
 	nt.count = t->count;
 	names_free(t);
 	*t = nt;
@@ -93,13 +132,13 @@ static int names_grow(struct name_table *t)
 }
 
 /* Backward-shift deletion: later members of the run move up, no tombstones. */
-static void names_remove(struct name_table *t, struct name_slot *s)
+static void names_remove(struct name_table *t, uint64_t *s)
 {
 	uint64_t hole = (uint64_t)(s - t->slots);
 
-	for (uint64_t i = (hole + 1) & t->mask; t->slots[i].node;
+	for (uint64_t i = (hole + 1) & t->mask; t->slots[i];
 	     i = (i + 1) & t->mask) {
-		uint64_t home = t->slots[i].hash & t->mask;
+		uint64_t home = node_hash(slot_node(t->slots[i])) & t->mask;
 
 		/* may the entry at i move to the hole (is hole in [home, i])? */
 		if (((i - home) & t->mask) >= ((i - hole) & t->mask)) {
@@ -107,8 +146,7 @@ static void names_remove(struct name_table *t, struct name_slot *s)
 			hole = i;
 		}
 	}
-	t->slots[hole].node = NULL;
-	t->slots[hole].hash = 0;
+	t->slots[hole] = 0;
 	t->count--;
 }
 
@@ -149,6 +187,16 @@ static int inos_set(struct ino_table *t, uint64_t seq, struct famfs_node *n)
 	return 0;
 }
 
+/* name_buf is never shorter than a pointer: it holds one after a rename
+ * to a name that does not fit.
+ */
+#define NAME_MIN_CAP sizeof(char *)
+
+static size_t name_cap_for(size_t nlen)
+{
+	return nlen + 1 > NAME_MIN_CAP ? nlen + 1 : NAME_MIN_CAP;
+}
+
 int famfs_ns_init(struct famfs_fs *fs)
 {
 	/* Size the name table for a log of typical FILE entries (~130
@@ -164,15 +212,13 @@ int famfs_ns_init(struct famfs_fs *fs)
 		famfs_ns_free(fs);
 		return -ENOMEM;
 	}
-	fs->root = famfs_arena_alloc(&fs->arena, sizeof(*fs->root) + 1);
+	fs->root = famfs_arena_alloc(&fs->arena, FAMFS_NODE_BYTES(NAME_MIN_CAP));
 	if (!fs->root || inos_set(&fs->inos, 0, fs->root)) {
 		famfs_ns_free(fs);
 		return -ENOMEM;
 	}
-	memset(fs->root, 0, sizeof(*fs->root) + 1);
-	fs->root->name = fs->root->name_buf;
-	fs->root->name_cap = 1;
-	fs->root->ino = FAMFS_ROOT_INO;
+	memset(fs->root, 0, FAMFS_NODE_BYTES(NAME_MIN_CAP));
+	fs->root->name_cap = NAME_MIN_CAP;
 	fs->root->mode = 040755;
 	fs->root->mtime_ns = fs->root->ctime_ns = fs->sb.created_ns;
 	fs->root->atime_ns = fs->sb.created_ns;
@@ -192,16 +238,19 @@ void famfs_ns_map_free(struct famfs_fs *fs, struct famfs_fmap *m)
 
 static void name_free(struct famfs_fs *fs, struct famfs_node *n)
 {
-	if (n->name != n->name_buf)
-		famfs_arena_free(&fs->arena, n->name, strlen(n->name) + 1);
-	n->name = n->name_buf;
+	if (n->name_ext) {
+		const char *ext = famfs_node_name_of(n);
+
+		famfs_arena_free(&fs->arena, (void *)ext, strlen(ext) + 1);
+	}
+	n->name_ext = false;
 }
 
 void famfs_ns_node_free(struct famfs_fs *fs, struct famfs_node *n)
 {
-	famfs_ns_map_free(fs, n->map);
+	famfs_ns_map_free(fs, famfs_node_map_of(n));
 	name_free(fs, n);
-	famfs_arena_free(&fs->arena, n, sizeof(*n) + n->name_cap);
+	famfs_arena_free(&fs->arena, n, FAMFS_NODE_BYTES(n->name_cap));
 }
 
 /* Nodes and maps all live in the arena: dropping it frees them. */
@@ -215,22 +264,33 @@ void famfs_ns_free(struct famfs_fs *fs)
 	fs->root = NULL;
 }
 
+uint32_t famfs_ns_hash(const struct famfs_node *dir, const char *name,
+		       size_t nlen)
+{
+	return famfs_hash_name(name, nlen, famfs_node_ino(dir));
+}
+
+struct famfs_node *famfs_ns_child_hashed(struct famfs_fs *fs,
+					 struct famfs_node *dir,
+					 const char *name, size_t nlen,
+					 uint32_t hash)
+{
+	return slot_node(*names_find(&fs->names, hash, dir, name, nlen));
+}
+
 struct famfs_node *famfs_ns_child(struct famfs_fs *fs, struct famfs_node *dir,
 				  const char *name, size_t nlen)
 {
-	uint32_t h = famfs_hash_name(name, nlen, dir->ino);
-
-	return names_find(&fs->names, h, dir, name, nlen)->node;
+	return famfs_ns_child_hashed(fs, dir, name, nlen,
+				     famfs_ns_hash(dir, name, nlen));
 }
 
-/* Make @n (named, not linked) a child of @dir; the name table has room. */
+/* Make @n (named @h, not linked) a child of @dir; the name table has room. */
 static void link_in(struct famfs_fs *fs, struct famfs_node *n,
-		    struct famfs_node *dir)
+		    struct famfs_node *dir, uint32_t h)
 {
 	n->parent = dir;
-	n->name_hash = famfs_hash_name(n->name, strlen(n->name), dir->ino);
-	*names_free_slot(&fs->names, n->name_hash) =
-		(struct name_slot){ .hash = n->name_hash, .node = n };
+	*names_free_slot(&fs->names, h) = slot_make(h, n);
 	fs->names.count++;
 	n->prev_sibling = NULL;
 	n->next_sibling = dir->first_child;
@@ -241,24 +301,24 @@ static void link_in(struct famfs_fs *fs, struct famfs_node *n,
 }
 
 struct famfs_node *famfs_ns_add(struct famfs_fs *fs, struct famfs_node *dir,
-				const char *name, size_t nlen, uint64_t seq)
+				const char *name, size_t nlen, uint32_t hash,
+				uint64_t seq)
 {
 	/* one block: the name follows the node */
-	struct famfs_node *n = famfs_arena_alloc(&fs->arena, sizeof(*n) + nlen + 1);
+	size_t cap = name_cap_for(nlen);
+	struct famfs_node *n = famfs_arena_alloc(&fs->arena, FAMFS_NODE_BYTES(cap));
 
 	if (!n || names_grow(&fs->names) || inos_set(&fs->inos, seq, n)) {
 		if (n)
-			famfs_arena_free(&fs->arena, n, sizeof(*n) + nlen + 1);
+			famfs_arena_free(&fs->arena, n, FAMFS_NODE_BYTES(cap));
 		return NULL;
 	}
-	memset(n, 0, sizeof(*n));
-	n->name = n->name_buf;
-	n->name_cap = (uint16_t)(nlen + 1);
-	memcpy(n->name, name, nlen);
-	n->name[nlen] = '\0';
-	n->ino = FAMFS_ROOT_INO + seq;
+	memset(n, 0, offsetof(struct famfs_node, name_buf));
+	n->name_cap = (uint16_t)cap;
+	memcpy(n->name_buf, name, nlen);
+	n->name_buf[nlen] = '\0';
 	n->create_seq = seq;
-	link_in(fs, n, dir);
+	link_in(fs, n, dir, hash);
 	return n;
 }
 
@@ -266,10 +326,11 @@ struct famfs_node *famfs_ns_add(struct famfs_fs *fs, struct famfs_node *dir,
 static void link_out(struct famfs_fs *fs, struct famfs_node *n)
 {
 	struct famfs_node *dir = n->parent;
-	struct name_slot *s = names_find(&fs->names, n->name_hash, dir, n->name,
-					 strlen(n->name));
+	const char *name = famfs_node_name_of(n);
+	uint64_t *s = names_find(&fs->names, node_hash(n), dir, name,
+				 strlen(name));
 
-	if (s->node == n)
+	if (slot_node(*s) == n)
 		names_remove(&fs->names, s);
 	if (n->prev_sibling)
 		n->prev_sibling->next_sibling = n->next_sibling;
@@ -294,18 +355,24 @@ void famfs_ns_move(struct famfs_fs *fs, struct famfs_node *n,
 		   struct famfs_node *dir, const char *name, size_t nlen,
 		   char *ext)
 {
+	char *to = ext ? ext : n->name_buf;
+
 	link_out(fs, n);
 	name_free(fs, n);
-	if (ext)
-		n->name = ext;
-	memcpy(n->name, name, nlen);
-	n->name[nlen] = '\0';
+	memcpy(to, name, nlen);
+	to[nlen] = '\0';
+	if (ext) {
+		memcpy(n->name_buf, &ext, sizeof(ext));
+		n->name_ext = true;
+	}
 	/* children are keyed by their parent's pointer and inode: unchanged */
-	link_in(fs, n, dir);
+	link_in(fs, n, dir, famfs_ns_hash(dir, name, nlen));
 }
 
-/* Unlink @n from tree and tables; a held node lives on as a zombie. */
-void famfs_ns_remove(struct famfs_fs *fs, struct famfs_node *n)
+/* Unlink @n from tree and tables; a held node lives on as a zombie
+ * (deleted by entry @seq).
+ */
+void famfs_ns_remove(struct famfs_fs *fs, struct famfs_node *n, uint64_t seq)
 {
 	link_out(fs, n);
 	if (n->create_seq < fs->inos.cap && fs->inos.by_seq[n->create_seq] == n)
@@ -316,6 +383,8 @@ void famfs_ns_remove(struct famfs_fs *fs, struct famfs_node *n)
 				fs->parent_cache[i] = NULL;
 	n->deleted = true;
 	if (n->holds) {
+		/* out of its directory: the sibling links are free for these */
+		n->delete_seq = seq;
 		n->zombie_next = fs->zombies;
 		fs->zombies = n;
 	} else {
@@ -355,11 +424,12 @@ struct famfs_node *famfs_ns_parent(struct famfs_fs *fs, const char *path,
 static bool prefix_names(const struct famfs_node *dir, const char *p, size_t len)
 {
 	for (; dir->parent; dir = dir->parent) {
-		size_t l = strlen(dir->name);
+		const char *dn = famfs_node_name_of(dir);
+		size_t l = strlen(dn);
 
 		while (len && p[len - 1] == '/')
 			len--;
-		if (len < l || memcmp(p + len - l, dir->name, l) ||
+		if (len < l || memcmp(p + len - l, dn, l) ||
 		    (len > l && p[len - l - 1] != '/'))
 			return false;
 		len -= l;
@@ -408,7 +478,8 @@ void famfs_ns_prefetch(struct famfs_fs *fs, const char *path, size_t plen)
 				       ARRAY_SIZE(fs->parent_cache)];
 	if (dir)
 		__builtin_prefetch(&fs->names.slots[famfs_hash_name(
-			slash + 1, plen - dlen - 1, dir->ino) & fs->names.mask]);
+			slash + 1, plen - dlen - 1, famfs_node_ino(dir)) &
+			fs->names.mask]);
 }
 
 FAMFS_EXPORT struct famfs_node *famfs_root(struct famfs_fs *fs) { return fs->root; }
@@ -443,28 +514,28 @@ FAMFS_EXPORT struct famfs_node *famfs_node_by_ino(struct famfs_fs *fs, uint64_t 
 	if (ino >= FAMFS_ROOT_INO && seq < fs->inos.cap && fs->inos.by_seq[seq])
 		return fs->inos.by_seq[seq];
 	for (struct famfs_node *z = fs->zombies; z; z = z->zombie_next)
-		if (z->ino == ino)
+		if (famfs_node_ino(z) == ino)
 			return z;
 	return NULL;
 }
 
-FAMFS_EXPORT struct famfs_node *famfs_node_first_child(struct famfs_node *dir) { return dir->first_child; }
+FAMFS_EXPORT struct famfs_node *famfs_node_first_child(struct famfs_node *dir) { return S_ISDIR_MODE(dir->mode) ? dir->first_child : NULL; }
 FAMFS_EXPORT struct famfs_node *famfs_node_next_sibling(struct famfs_node *n) { return n->next_sibling; }
 FAMFS_EXPORT struct famfs_node *famfs_node_parent(struct famfs_node *n) { return n->parent ? n->parent : n; }
-FAMFS_EXPORT const char *famfs_node_name(const struct famfs_node *n) { return n->name; }
+FAMFS_EXPORT const char *famfs_node_name(const struct famfs_node *n) { return famfs_node_name_of(n); }
 FAMFS_EXPORT bool famfs_node_is_dir(const struct famfs_node *n) { return S_ISDIR_MODE(n->mode); }
-FAMFS_EXPORT const struct famfs_fmap *famfs_node_map(const struct famfs_node *n) { return n->map; }
+FAMFS_EXPORT const struct famfs_fmap *famfs_node_map(const struct famfs_node *n) { return famfs_node_map_of(n); }
 
 FAMFS_EXPORT void famfs_node_attr(const struct famfs_node *n, struct famfs_attr *a)
 {
 	memset(a, 0, sizeof(*a));
-	a->ino = n->ino;
+	a->ino = famfs_node_ino(n);
 	a->mode = n->mode;
 	a->uid = n->uid;
 	a->gid = n->gid;
 	a->nlink = S_ISDIR_MODE(n->mode) ? 2 : (n->deleted ? 0 : 1);
-	a->size = n->size;
-	a->alloc_bytes = n->map ? famfs_fmap_bytes(n->map) : 0;
+	a->size = S_ISREG_MODE(n->mode) ? n->size : 0;
+	a->alloc_bytes = famfs_node_map_of(n) ? famfs_fmap_bytes(n->map) : 0;
 	a->mtime_ns = n->mtime_ns;
 	a->ctime_ns = n->ctime_ns;
 	a->atime_ns = n->atime_ns;
@@ -485,12 +556,13 @@ FAMFS_EXPORT int famfs_node_path(const struct famfs_node *n, char *buf, size_t l
 		return 1;
 	}
 	for (; n->parent; n = n->parent) {
-		size_t l = strlen(n->name);
+		const char *nn = famfs_node_name_of(n);
+		size_t l = strlen(nn);
 
 		if (pos < l + 1)
 			return -ENAMETOOLONG;
 		pos -= l;
-		memcpy(buf + pos, n->name, l);
+		memcpy(buf + pos, nn, l);
 		buf[--pos] = '/';
 	}
 	memmove(buf, buf + pos, len - pos);

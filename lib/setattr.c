@@ -85,11 +85,11 @@ FAMFS_EXPORT int famfs_setattr(struct famfs_fs *fs, uint64_t ino,
 	if ((a->valid & FAMFS_SETATTR_SIZE) && !S_ISREG_MODE(n->mode))
 		r = famfs_set_err(e, -EISDIR, "%s: a directory has no size", path);
 	else if ((a->valid & FAMFS_SETATTR_SIZE) &&
-		 a->size > (n->map ? famfs_fmap_bytes(n->map) : 0))
+		 a->size > (famfs_node_map_of(n) ? famfs_fmap_bytes(n->map) : 0))
 		r = famfs_set_err(e, -EFBIG,
 			"%s: size %llu is beyond its allocation of %llu bytes",
 			path, (unsigned long long)a->size,
-			(unsigned long long)(n->map ? famfs_fmap_bytes(n->map) : 0));
+			(unsigned long long)(famfs_node_map_of(n) ? famfs_fmap_bytes(n->map) : 0));
 	else
 		r = 0;
 	s.valid = r ? 0 : effective_bits(n, a);

@@ -25,7 +25,7 @@ static void format_round_trip_keeps_everything(void **state)
 	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
 	assert_int_equal(famfs_mkdir(fs, "/dir", 0750, 7, 8, &e), 0);
 	assert_int_equal(famfs_create_file(fs, "dir//file/", &a, NULL, data, &e), 0);
-	ino = famfs_lookup(fs, "/dir/file")->ino;
+	ino = famfs_node_ino(famfs_lookup(fs, "/dir/file"));
 	famfs_close(fs);
 
 	fs = tdevs_open(&t, FAMFS_OPEN_READ);
