@@ -152,7 +152,7 @@ struct ingest_result {
 	char message[1024];         /* the first failure, naming the file */
 	uint64_t files_copied, files_skipped, files_changed, files_verified;
 	uint64_t skipped_special, hardlinks, sparse;
-	uint64_t files_uring;       /* of files_copied, read through io_uring */
+	uint64_t files_uring;       /* files read through io_uring */
 };
 
 /*
