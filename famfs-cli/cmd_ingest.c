@@ -32,8 +32,6 @@ static void ingest_usage(FILE *f)
 		"offline (no daemon; this process becomes the master):\n"
 		"  -d, --device DEV       a device of the filesystem (repeat)\n"
 		"  -m, --manifest FILE    SQLite manifest (default DEV0.manifest.db)\n"
-		"      --plain-io         read the source with plain system calls,\n"
-		"                         never io_uring (used where the kernel allows)\n"
 		"both:\n"
 		"  -t, --threads N        parallel copies (default: number of CPUs)\n"
 		"  -v, --verify           re-read every file from famfs and compare\n"
@@ -50,7 +48,7 @@ struct ingest_cmd {
 	struct cli_devices devs;
 	const char *host, *filesystem, *manifest, *src, *dst;
 	unsigned threads;
-	bool verify, wait, plain_io;
+	bool verify, wait;
 	enum ingest_changed_policy changed;
 };
 
@@ -99,7 +97,7 @@ static int ingest_offline(struct ingest_cmd *c)
 	struct famfs_fs *fs = cli_open_fs("ingest", &c->devs, FAMFS_OPEN_MASTER, NULL);
 	struct ingest_opts o = { .source = c->src, .dest = c->dst, .threads = c->threads,
 				 .verify = c->verify, .changed = c->changed,
-				 .plain_io = c->plain_io, .cancel = &interrupted };
+				 .cancel = &interrupted };
 	struct ingest_sink sink;
 	struct ingest_manifest man = { 0 };
 	struct ingest_plan plan;
@@ -210,7 +208,6 @@ int cmd_ingest(int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "verify", no_argument, NULL, 'v' },
 		{ "on-change", required_argument, NULL, 'c' },
-		{ "plain-io", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -230,7 +227,6 @@ int cmd_ingest(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			break;
 		case 'v': c.verify = true; break;
-		case 'P': c.plain_io = true; break;
 		case 'c':
 			if (!strcmp(optarg, "keep"))
 				c.changed = INGEST_CHANGED_KEEP;
@@ -253,9 +249,5 @@ int cmd_ingest(int argc, char **argv)
 	}
 	c.src = argv[optind];
 	c.dst = argv[optind + 1];
-	if (c.plain_io && !c.devs.n) {
-		cli_error("ingest", "--plain-io works offline only (with -d DEV)");
-		return CLI_EXIT_USAGE;
-	}
 	return c.devs.n ? ingest_offline(&c) : ingest_daemon(&c);
 }

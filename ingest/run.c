@@ -24,7 +24,6 @@
 #include "hash.h"
 #include "ingest.h"
 #include "killpoint.h"
-#include "uring.h"
 
 enum action { ACT_NONE, ACT_COPY, ACT_SKIP };
 
@@ -40,7 +39,6 @@ struct job {
 	uint64_t norder;
 	atomic_uint_fast64_t next;
 	atomic_bool failed;
-	atomic_uint_fast64_t res_uring_files;
 	pthread_mutex_t lock;
 };
 
@@ -413,202 +411,66 @@ static void flush_batch(struct job *j, struct wbatch *wb)
 	wb->n = 0;
 }
 
-/* Reserve the file's space: nothing is visible yet. */
-static int stage(struct job *j, const struct ingest_item *it, struct done_copy *c)
+static void copy_one(struct job *j, const struct ingest_item *it,
+		     struct wbatch *wb)
 {
+	struct done_copy c = { .it = it };
+	struct famfs_file_attr a = item_attr(it);
 	char why[512] = "";
-	int r;
+	int fd = open_beneath(j->srcfd, it->rel), r;
 
-	memset(c, 0, sizeof(*c));
-	c->it = it;
-	c->dst = dest_path(j->o, it->rel);
-	if (!c->dst) {
-		fail(j, -ENOMEM, "out of memory");
-		return -ENOMEM;
-	}
-	r = j->sink->ops->begin(j->sink->s, c->dst, it->size, &c->t, why, sizeof(why));
-	if (r) {
-		fail(j, r, "%s: %s", c->dst, why);
-		free(c->dst);
-	}
-	return r;
-}
-
-/* Give the reservation back: the file is never committed. */
-static void drop(struct job *j, struct done_copy *c)
-{
-	j->sink->ops->abort(j->sink->s, &c->t, c->dst);
-	free(c->t.map);
-	free(c->dst);
-}
-
-/* The copy with plain system calls: open, pread piece by piece, close. */
-static int copy_plain(struct job *j, struct done_copy *c)
-{
-	int fd = open_beneath(j->srcfd, c->it->rel), r;
-
+	c.dst = dest_path(j->o, it->rel);
 	if (fd < 0) {
-		fail(j, -errno, "source %s: %s", c->it->rel, strerror(errno));
-		return -errno;
+		fail(j, -errno, "source %s: %s", it->rel, strerror(errno));
+		free(c.dst);
+		return;
 	}
-	r = copy_into(j, fd, &c->t, c->it->size, &c->hash, c->it->rel);
-	close(fd);
-	return r;
-}
-
-/* Copied: commit with the worker's batch, or by itself. */
-static void copied(struct job *j, struct done_copy *c, struct wbatch *wb)
-{
-	struct famfs_file_attr a = item_attr(c->it);
-	char why[512] = "";
-	int r;
-
+	r = j->sink->ops->begin(j->sink->s, c.dst, it->size, &c.t, why, sizeof(why));
+	if (r) {
+		fail(j, r, "%s: %s", c.dst, why);
+		goto out;
+	}
+	r = copy_into(j, fd, &c.t, it->size, &c.hash, it->rel);
+	if (r) {
+		j->sink->ops->abort(j->sink->s, &c.t, c.dst);
+		goto out;
+	}
 	FAMFS_KILL_POINT("ingest.copied");
 	if (j->sink->ops->commit_batch) {
-		wb->c[wb->n++] = *c;
+		wb->c[wb->n++] = c;
 		if (wb->n == INGEST_BATCH_FILES)
 			flush_batch(j, wb);
+		close(fd);
 		return;
 	}
-	r = j->sink->ops->commit(j->sink->s, &c->t, c->dst, &a, why, sizeof(why));
-	if (r)
-		fail(j, r, "%s: %s", c->dst, why);
-	else
-		finish_one(j, c);
-	free(c->t.map);
-	free(c->dst);
-}
-
-static void copy_one(struct job *j, const struct ingest_item *it, struct wbatch *wb)
-{
-	struct done_copy c;
-
-	if (stage(j, it, &c))
-		return;
-	if (copy_plain(j, &c))
-		drop(j, &c);
-	else
-		copied(j, &c, wb);
-}
-
-/* XXH3 of a whole small file that has just landed (still in cache). */
-static uint64_t hash_landed(const void *p, uint64_t size)
-{
-	XXH3_state_t st;
-
-	XXH3_64bits_reset(&st);
-	ingest_hash_update(&st, p, (size_t)size);
-	return XXH3_64bits_digest(&st);
-}
-
-/* Files staged for one io_uring submit. */
-struct ugroup {
-	struct uring_reader *u;         /* NULL: plain system calls only */
-	struct done_copy c[URING_GROUP_FILES];
-	struct uring_file f[URING_GROUP_FILES];
-	unsigned n;
-};
-
-/*
- * A file io_uring reads in one request: it lies in one piece of one
- * device (small files are packed, so all of them do) and is small enough
- * that the hash still finds it in cache.
- */
-static void *whole_file_dst(const struct done_copy *c)
-{
-	struct famfs_loc loc;
-
-	if (c->it->size == 0 || c->it->size > COPY_PIECE ||
-	    famfs_fmap_resolve(c->t.map, 0, &loc) || loc.length < c->it->size)
-		return NULL;
-	return c->t.dev_base[loc.dev_index] + loc.dev_offset;
-}
-
-/*
- * Read the staged group with one submit, hash each file where it landed
- * and hand it to the commit. A file io_uring could not read completely
- * (it failed to open, shrank, or the ring broke) is copied again with
- * plain system calls, which report what is wrong in their usual words.
- */
-static void read_group(struct job *j, struct ugroup *g, struct wbatch *wb)
-{
-	int r = g->n ? uring_read_files(g->u, j->srcfd, g->f, g->n) : 0;
-
+	r = j->sink->ops->commit(j->sink->s, &c.t, c.dst, &a, why, sizeof(why));
 	if (r) {
-		uring_reader_free(g->u);
-		g->u = NULL;
+		fail(j, r, "%s: %s", c.dst, why);
+		goto out;
 	}
-	for (unsigned i = 0; i < g->n; i++) {
-		struct done_copy *c = &g->c[i];
-		uint64_t size = c->it->size;
-
-		if (!r && g->f[i].result >= 0 && (uint64_t)g->f[i].result == size &&
-		    !stopping(j)) {
-			c->hash = hash_landed(g->f[i].dst, size);
-			atomic_fetch_add_explicit(&j->prog->bytes_done, size,
-						  memory_order_relaxed);
-			atomic_fetch_add(&j->res_uring_files, 1);
-			copied(j, c, wb);
-		} else if (!stopping(j) && !copy_plain(j, c)) {
-			copied(j, c, wb);
-		} else {
-			drop(j, c);
-		}
-	}
-	g->n = 0;
-}
-
-/* Copy one planned file: staged for io_uring when it can, else at once. */
-static void copy_or_stage(struct job *j, const struct ingest_item *it,
-			  struct ugroup *g, struct wbatch *wb)
-{
-	struct done_copy *c = &g->c[g->n];
-	void *dst;
-
-	if (!g->u || it->size == 0 || it->size > COPY_PIECE) {
-		copy_one(j, it, wb);
-		return;
-	}
-	if (stage(j, it, c))
-		return;
-	dst = whole_file_dst(c);
-	if (!dst) {
-		if (copy_plain(j, c))
-			drop(j, c);
-		else
-			copied(j, c, wb);
-		return;
-	}
-	g->f[g->n] = (struct uring_file){ .rel = it->rel, .dst = dst,
-					  .size = (uint32_t)it->size };
-	if (++g->n == URING_GROUP_FILES)
-		read_group(j, g, wb);
+	finish_one(j, &c);
+out:
+	free(c.t.map);
+	close(fd);
+	free(c.dst);
 }
 
 static void *worker(void *arg)
 {
 	struct job *j = arg;
 	struct wbatch *wb = calloc(1, sizeof(*wb));
-	struct ugroup *g = calloc(1, sizeof(*g));
 
-	if (!wb || !g) {
+	if (!wb) {
 		fail(j, -ENOMEM, "out of memory");
-		free(wb);
-		free(g);
 		return NULL;
 	}
-	g->u = j->o->plain_io ? NULL : uring_reader_new();
 	for (;;) {
 		uint64_t k = atomic_fetch_add(&j->next, 1);
 
 		if (k >= j->norder || stopping(j))
 			break;
-		copy_or_stage(j, &j->p->items[j->order[k]], g, wb);
+		copy_one(j, &j->p->items[j->order[k]], wb);
 	}
-	/* staged files are reserved, not copied: read them unless stopping */
-	read_group(j, g, wb);
-	uring_reader_free(g->u);
-	free(g);
 	/* what was copied is complete and flushed: commit it even when
 	 * stopping (a resume would copy it again otherwise)
 	 */
@@ -697,7 +559,6 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 	res->files_copied = atomic_load(&prog->files_copied);
 	res->files_skipped = atomic_load(&prog->files_skipped);
 	res->files_changed = atomic_load(&prog->files_changed);
-	res->files_uring = atomic_load(&j.res_uring_files);
 	res->skipped_special = p->skipped;
 	res->hardlinks = p->hardlinks;
 	res->sparse = p->sparse;
