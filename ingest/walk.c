@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ingest.h"
+#include "readable.h"
 
 struct walk {
 	struct ingest_plan *p;
@@ -21,6 +22,7 @@ struct walk {
 	size_t dest_len;
 	char *why;
 	size_t whylen;
+	struct source_access access;
 };
 
 static struct ingest_item *add_item(struct walk *w)
@@ -125,7 +127,8 @@ static int walk_dir(struct walk *w, int dfd, const char *rel)
 			r = walk_dir(w, sfd, sub);
 		} else if (S_ISREG(st.st_mode)) {
 			/* refuse now, before anything is copied, not half-way */
-			if (faccessat(dirfd(d), de->d_name, R_OK, AT_EACCESS) != 0) {
+			if (!source_surely_readable(&w->access, &st) &&
+			    faccessat(dirfd(d), de->d_name, R_OK, AT_EACCESS) != 0) {
 				snprintf(w->why, w->whylen, "source %s: not readable: %s",
 					 sub, strerror(errno));
 				r = -errno;
@@ -187,6 +190,7 @@ int ingest_plan_build(const char *source, const char *dest,
 	int fd, r;
 
 	memset(p, 0, sizeof(*p));
+	source_access_init(&w.access);
 	fd = open(source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(why, whylen, "source %s: %s", source, strerror(errno));

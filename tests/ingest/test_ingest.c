@@ -483,6 +483,45 @@ static void ingest_source_short_read_commits_nothing_of_it(void **state)
 	unlink(other);
 }
 
+/* A small file (read in one piece) shrinks after the plan: the job fails
+ * naming it and the offset; nothing of it is committed, and the next run
+ * copies it.
+ */
+static void ingest_small_source_short_read_commits_nothing_of_it(void **state)
+{
+	struct ingest_result r;
+	struct ingest_progress prog;
+	char sdir[512], file[600];
+	struct famfs_fs *fs;
+	struct env v;
+
+	(void)state;
+	sibling_dir(sdir, sizeof(sdir), "small-shrinking");
+	snprintf(file, sizeof(file), "%s/shrinks.bin", sdir);
+	write_patterned(file, 50000);
+	env_make(&v, 2, 64 * FAMFS_MiB, 8 * FAMFS_MiB);
+	shrink_path = file;
+	shrink_to = 30001;
+	assert_int_equal(do_ingest(&v, sdir, "/s", INGEST_CHANGED_KEEP, NULL, &r, &prog), -EIO);
+	shrink_path = NULL;
+	printf("failed as it should: %s\n", r.message);
+	assert_non_null(strstr(r.message, "shrinks.bin: read failed at 30001"));
+	assert_non_null(strstr(r.message, "file shrank while copying"));
+	assert_int_equal(r.files_copied, 0);
+	fs = env_open(&v, FAMFS_OPEN_CLIENT);
+	assert_null(famfs_lookup(fs, "/s/shrinks.bin"));
+	famfs_close(fs);
+	fsck_clean(&v);
+
+	write_patterned(file, 50000);
+	assert_int_equal(do_ingest(&v, sdir, "/s", INGEST_CHANGED_KEEP, NULL, &r, &prog), 0);
+	assert_int_equal(r.files_copied, 1);
+	fs = env_open(&v, FAMFS_OPEN_CLIENT);
+	assert_non_null(famfs_lookup(fs, "/s/shrinks.bin"));
+	famfs_close(fs);
+	unlink(file);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -491,6 +530,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(ingest_bad_input_changes_nothing),
 		cmocka_unit_test(ingest_large_patterned_file_identical_with_its_hash),
 		cmocka_unit_test(ingest_source_short_read_commits_nothing_of_it),
+		cmocka_unit_test(ingest_small_source_short_read_commits_nothing_of_it),
 	};
 	int rc;
 
