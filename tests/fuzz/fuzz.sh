@@ -16,6 +16,12 @@ FUZZ_BUILD=${FUZZ_BUILD:-$SRC/build-fuzz}
 CC=${CC:-clang}
 case "$CC" in *clang*) ;; *) CC=clang ;; esac
 TARGETS="cluster replay fsck api mapjson kmod_map"
+# ASan's quarantine holds freed memory back 256 MiB deep, so every input's
+# allocations were fresh pages (faults and cold caches: half of replay's
+# CPU after its pools). 16 MiB is still many inputs deep: a use after
+# free within an input, or of the previous input's memory, is reported
+# (an ASAN_OPTIONS of the caller comes later and wins).
+export ASAN_OPTIONS=quarantine_size_mb=16${ASAN_OPTIONS:+:$ASAN_OPTIONS}
 
 # Inputs above the 4 KiB default: the image targets' seeds are ~15 KiB.
 max_len() {

@@ -153,6 +153,44 @@ static void fsck_reports_entries_lost_after_corruption(void **state)
 	tdevs_remove(&t);
 }
 
+static void note_lost(void *arg, enum famfs_fsck_severity sev,
+		      const char *check, const char *msg)
+{
+	(void)check;
+	if (sev == FAMFS_FSCK_ERROR && strstr(msg, "entries are lost"))
+		++*(unsigned *)arg;
+}
+
+/* fsck looks for lost entries with memmem(): a copy of the entry magic
+ * at an offset that is not a multiple of 8 from the tail must neither be
+ * taken for an entry nor make it step over the real one right after it.
+ */
+static void fsck_finds_lost_entry_past_unaligned_magic(void **state)
+{
+	const uint32_t magic = FAMFS_ENTRY_MAGIC;
+	struct famfs_fsck_result r;
+	struct tdevs t;
+	struct famfs_dev *d;
+	struct famfs_err e = { 0 };
+	uint64_t o1, o2;
+	uint32_t len2;
+	unsigned lost = 0;
+
+	(void)state;
+	tdevs_make(&t, 1, 64 * FAMFS_MiB);
+	tdevs_mkfs(&t, 4 * FAMFS_MiB);
+	two_entries(&t, &o1, &o2, &len2);
+	assert_int_equal(famfs_dev_open(t.paths[0], true, &d, &e), 0);
+	log_at(d, o1 + 60)[0] ^= 0xff; /* the first entry torn */
+	for (uint64_t at = o1 + 9; at < o2 - 4; at += 8)
+		memcpy(log_at(d, at), &magic, sizeof(magic));
+	memcpy(log_at(d, o2 - 5), &magic, sizeof(magic));
+	assert_int_equal(famfs_fsck(t.paths, t.n, note_lost, &lost, &r, &e), 0);
+	assert_int_equal(lost, 1);
+	famfs_dev_close(d);
+	tdevs_remove(&t);
+}
+
 static void log_full_is_enospc_and_changes_nothing(void **state)
 {
 	struct tdevs t;
@@ -196,6 +234,7 @@ int main(void)
 		cmocka_unit_test(log_every_flipped_byte_is_detected),
 		cmocka_unit_test(log_replay_ignores_torn_entry_at_every_cut),
 		cmocka_unit_test(fsck_reports_entries_lost_after_corruption),
+		cmocka_unit_test(fsck_finds_lost_entry_past_unaligned_magic),
 		cmocka_unit_test(log_full_is_enospc_and_changes_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
