@@ -3,6 +3,15 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
+# New build trees (these, the fuzz tree, the RPM's) use Ninja when it is
+# there: ~20 % less CPU than Makefiles for the same objects (the make
+# generator's recursive makes and per-object helper processes;
+# docs/testing.md). A tree keeps the generator it was made with.
+ifeq ($(origin CMAKE_GENERATOR),undefined)
+ifneq ($(shell command -v ninja 2>/dev/null),)
+export CMAKE_GENERATOR = Ninja
+endif
+endif
 # Tests run with the build's test-bin/ (Debian's python3) first on PATH.
 TEST_PATH = PATH=$(abspath $(1))/test-bin:$$PATH
 
