@@ -55,8 +55,10 @@ NICE ?= nice -n 5
 # The sanitizer passes leave out fuzz (its own clang ASan+UBSan build) and
 # killmatrix (the *-kp copies of sources the other tests already run under
 # the sanitizers; the matrix checks what survives a SIGKILL). Their trees
-# build neither the -kp copies nor famfs.ko (no test of theirs uses them).
-SANITIZER_TREE_FLAGS = -DFAMFS_VM_TESTS=OFF -DFAMFS_BUILD_KMOD=OFF -DFAMFS_SKIP_TEST_AREAS=killmatrix
+# build neither the -kp copies nor famfs.ko, nor the benchmarks or
+# tests/vm's host programs (labels kmod/vm: no test of theirs uses them).
+SANITIZER_TREE_FLAGS = -DFAMFS_VM_TESTS=OFF -DFAMFS_BUILD_KMOD=OFF -DFAMFS_BUILD_BENCH=OFF \
+	-DFAMFS_SKIP_TEST_AREAS='killmatrix;vm'
 asan-check: deps
 	cmake -S . -B build-asan -DFAMFS_SANITIZE=ON $(SANITIZER_TREE_FLAGS) $(CMAKE_FLAGS)
 	cmake --build build-asan -j $(JOBS)
