@@ -3,6 +3,15 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
+# New build trees (these, the fuzz tree, the RPM's) use Ninja when it is
+# there: ~20 % less CPU than Makefiles for the same objects (the make
+# generator's recursive makes and per-object helper processes;
+# docs/testing.md). A tree keeps the generator it was made with.
+ifeq ($(origin CMAKE_GENERATOR),undefined)
+ifneq ($(shell command -v ninja 2>/dev/null),)
+export CMAKE_GENERATOR = Ninja
+endif
+endif
 # Tests run with the build's test-bin/ (Debian's python3) first on PATH.
 TEST_PATH = PATH=$(abspath $(1))/test-bin:$$PATH
 
@@ -46,8 +55,10 @@ NICE ?= nice -n 5
 # The sanitizer passes leave out fuzz (its own clang ASan+UBSan build) and
 # killmatrix (the *-kp copies of sources the other tests already run under
 # the sanitizers; the matrix checks what survives a SIGKILL). Their trees
-# build neither the -kp copies nor famfs.ko (no test of theirs uses them).
-SANITIZER_TREE_FLAGS = -DFAMFS_VM_TESTS=OFF -DFAMFS_BUILD_KMOD=OFF -DFAMFS_SKIP_TEST_AREAS=killmatrix
+# build neither the -kp copies nor famfs.ko, nor the benchmarks or
+# tests/vm's host programs (labels kmod/vm: no test of theirs uses them).
+SANITIZER_TREE_FLAGS = -DFAMFS_VM_TESTS=OFF -DFAMFS_BUILD_KMOD=OFF -DFAMFS_BUILD_BENCH=OFF \
+	-DFAMFS_SKIP_TEST_AREAS='killmatrix;vm'
 asan-check: deps
 	cmake -S . -B build-asan -DFAMFS_SANITIZE=ON $(SANITIZER_TREE_FLAGS) $(CMAKE_FLAGS)
 	cmake --build build-asan -j $(JOBS)

@@ -175,8 +175,6 @@ static void *map_2mib_aligned(int fd, uint64_t size, int prot)
 		munmap(res, (uint64_t)(base - res));
 	if (base + size < res + span)
 		munmap(base + size, (uint64_t)(res + span - (base + size)));
-	/* a tmpfs mounted huge=advise (and shmem_enabled=advise) wants asking */
-	madvise(base, size, MADV_HUGEPAGE);
 	return base;
 }
 
@@ -245,6 +243,16 @@ FAMFS_EXPORT int famfs_dev_open(const char *path, bool writable,
 		return famfs_set_err(e, r, "%s: cannot map %llu bytes: %s", path,
 				     (unsigned long long)size, strerror(-r));
 	}
+	/*
+	 * A tmpfs mounted huge=advise (and shmem_enabled=advise) wants asking.
+	 * Not a block device: its pages come through the page cache, and
+	 * there MADV_HUGEPAGE makes every read fault read 4 MiB (two PMD
+	 * folios) around it, whatever the device's readahead says; a mount
+	 * read a few KiB of label, superblock and log but ~4-8 MiB of each
+	 * pmem device (~2 s a device in the TCG guest, docs/testing.md).
+	 */
+	if (kind != FAMFS_DEV_BLOCK)
+		madvise(base, size, MADV_HUGEPAGE);
 	d = calloc(1, sizeof(*d));
 	if (!d || !(d->path = strdup(path))) {
 		free(d);

@@ -10,7 +10,7 @@ set -eu
 # 6.12.*+deb12-amd64 installed; the main run stays on linux-image-amd64's.
 KERNEL_612=6.12.115+deb12-amd64
 
-PKGS="build-essential cmake pkg-config git
+PKGS="build-essential cmake ninja-build pkg-config git
  libfuse3-dev fuse3
  libsqlite3-dev sqlite3
  libmicrohttpd-dev libgnutls28-dev
