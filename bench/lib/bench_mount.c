@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * One mount of an existing log, for A/B runs of two library builds on the
+ * same log (bench_lib makes its own log per run, so two builds never see
+ * the same bytes there). Each invocation is a fresh process, as fused is:
+ *   bench_mount --make DEV N   a log of N entries (N/1000 MKDIR, the rest
+ *                              FILE, one entry each), bench_lib's layout
+ *   bench_mount DEV [ROUNDS]   a client famfs_open (what fused does before
+ *                              it serves), then ROUNDS-1 more opens in
+ *                              the same process (the in-process replay of
+ *                              bench_lib); after each, a CRC32C pass over
+ *                              the same entries, the baseline
+ * Prints one line per open: round, CPU s, wall s, CRC CPU s, CRC wall s,
+ * entries, then the open's user and system CPU s (the system part is
+ * mostly the kernel zeroing the tree's fresh pages).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static double clock_s(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double tv_s(struct timeval t)
+{
+	return (double)t.tv_sec + (double)t.tv_usec / 1e6;
+}
+
+static int make_log(const char *dev, long entries)
+{
+	long dirs = entries / 1000 > 0 ? entries / 1000 : 1, files = entries - dirs;
+	uint64_t log_size = ROUND_UP((uint64_t)entries * 170 + FAMFS_MiB,
+				     FAMFS_UNIT_SIZE);
+	uint64_t dev_size = ROUND_UP((uint64_t)entries * 4096 + log_size +
+				     8 * FAMFS_MiB, FAMFS_UNIT_SIZE);
+	const char *paths[1] = { dev };
+	struct famfs_mkfs_opts mo = { .log_size = log_size, .master_name = "bench" };
+	struct famfs_open_opts oo = { .flags = FAMFS_OPEN_MASTER, .host_name = "bench" };
+	struct famfs_err e = { 0 };
+	struct famfs_fs *fs;
+	char p[64];
+
+	unlink(dev);
+	if (famfs_emul_create(dev, dev_size, &e) || famfs_mkfs(paths, 1, &mo, NULL, &e) ||
+	    famfs_open(paths, 1, &oo, &fs, &e)) {
+		fprintf(stderr, "setup: %s\n", e.msg);
+		return 1;
+	}
+	for (long d = 0; d < dirs; d++) {
+		snprintf(p, sizeof(p), "/d%04ld", d);
+		famfs_mkdir(fs, p, 0755, 0, 0, &e);
+	}
+	for (long i = 0; i < files; i++) {
+		struct famfs_file_attr a = { .size = 4096, .mode = 0644 };
+
+		snprintf(p, sizeof(p), "/d%04ld/f%07ld", i % dirs, i);
+		if (famfs_create_file(fs, p, &a, NULL, NULL, &e)) {
+			fprintf(stderr, "create %s: %s\n", p, e.msg);
+			return 1;
+		}
+	}
+	famfs_close(fs);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct famfs_open_opts oo = { .flags = FAMFS_OPEN_CLIENT,
+				      .host_name = "bench" };
+	int rounds;
+
+	if (argc == 4 && !strcmp(argv[1], "--make"))
+		return make_log(argv[2], atol(argv[3]));
+	if (argc < 2 || argc > 3) {
+		fprintf(stderr, "usage: bench_mount DEV [ROUNDS] | --make DEV N\n");
+		return 2;
+	}
+	rounds = argc == 3 ? atoi(argv[2]) : 1;
+	for (int r = 0; r < rounds; r++) {
+		const char *paths[1] = { argv[1] };
+		struct famfs_err e = { 0 };
+		struct famfs_fs *fs;
+		double w = clock_s(CLOCK_MONOTONIC);
+		double c = clock_s(CLOCK_PROCESS_CPUTIME_ID), cw, cc, u, k;
+		struct rusage ru0, ru1;
+
+		getrusage(RUSAGE_SELF, &ru0);
+
+		if (famfs_open(paths, 1, &oo, &fs, &e)) {
+			fprintf(stderr, "mount: %s\n", e.msg);
+			return 1;
+		}
+		w = clock_s(CLOCK_MONOTONIC) - w;
+		c = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c;
+		getrusage(RUSAGE_SELF, &ru1);
+		u = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
+		k = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
+		cw = clock_s(CLOCK_MONOTONIC);
+		cc = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+		volatile uint32_t crc = famfs_crc32c(0, fs->log + FAMFS_LOG_HEADER_SIZE,
+						     fs->tail - FAMFS_LOG_HEADER_SIZE);
+		(void)crc;
+		cw = clock_s(CLOCK_MONOTONIC) - cw;
+		cc = clock_s(CLOCK_PROCESS_CPUTIME_ID) - cc;
+		printf("%d %.4f %.4f %.4f %.4f %llu %.4f %.4f\n", r, c, w, cc, cw,
+		       (unsigned long long)fs->nentries, u, k);
+		famfs_close(fs);
+	}
+	return 0;
+}
