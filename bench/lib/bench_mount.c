@@ -11,25 +11,18 @@
  *                              bench_lib); after each, a CRC32C pass over
  *                              the same entries, the baseline
  * Prints one line per open: round, CPU s, wall s, CRC CPU s, CRC wall s,
- * entries, then the open's user and system CPU s (the system part is
- * mostly the kernel zeroing the tree's fresh pages).
+ * entries, the open's user and system CPU s (the system part is mostly
+ * the kernel zeroing the tree's fresh pages), then the floors of
+ * bench_floor.h: CRC pass in a fresh mapping (CPU s, wall s), the
+ * anonymous bytes the open took, and first writes to as many fresh bytes
+ * (CPU s, wall s).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/resource.h>
-#include <unistd.h>
 
-#include "internal.h"
-
-static double clock_s(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "bench_floor.h"
 
 static double tv_s(struct timeval t)
 {
@@ -90,8 +83,9 @@ int main(int argc, char **argv)
 		const char *paths[1] = { argv[1] };
 		struct famfs_err e = { 0 };
 		struct famfs_fs *fs;
-		double w = clock_s(CLOCK_MONOTONIC);
-		double c = clock_s(CLOCK_PROCESS_CPUTIME_ID), cw, cc, u, k;
+		uint64_t rss = rss_anon_bytes();
+		double w = now_s(), c = cpu_s(), cw, cc, u, k;
+		struct floor_time cold, mem;
 		struct rusage ru0, ru1;
 
 		getrusage(RUSAGE_SELF, &ru0);
@@ -100,20 +94,25 @@ int main(int argc, char **argv)
 			fprintf(stderr, "mount: %s\n", e.msg);
 			return 1;
 		}
-		w = clock_s(CLOCK_MONOTONIC) - w;
-		c = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c;
+		w = now_s() - w;
+		c = cpu_s() - c;
 		getrusage(RUSAGE_SELF, &ru1);
 		u = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
 		k = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
-		cw = clock_s(CLOCK_MONOTONIC);
-		cc = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+		rss = rss_anon_bytes() - rss;
+		cw = now_s();
+		cc = cpu_s();
 		volatile uint32_t crc = famfs_crc32c(0, fs->log + FAMFS_LOG_HEADER_SIZE,
 						     fs->tail - FAMFS_LOG_HEADER_SIZE);
 		(void)crc;
-		cw = clock_s(CLOCK_MONOTONIC) - cw;
-		cc = clock_s(CLOCK_PROCESS_CPUTIME_ID) - cc;
-		printf("%d %.4f %.4f %.4f %.4f %llu %.4f %.4f\n", r, c, w, cc, cw,
-		       (unsigned long long)fs->nentries, u, k);
+		cw = now_s() - cw;
+		cc = cpu_s() - cc;
+		cold = floor_crc_cold(argv[1], fs->sb.log_offset + FAMFS_LOG_HEADER_SIZE,
+				      fs->tail - FAMFS_LOG_HEADER_SIZE);
+		mem = floor_fresh_memory(rss);
+		printf("%d %.4f %.4f %.4f %.4f %llu %.4f %.4f %.4f %.4f %llu %.4f %.4f\n",
+		       r, c, w, cc, cw, (unsigned long long)fs->nentries, u, k,
+		       cold.cpu, cold.wall, (unsigned long long)rss, mem.cpu, mem.wall);
 		famfs_close(fs);
 	}
 	return 0;
