@@ -173,11 +173,12 @@ static void classify_tail(struct famfs_fs *fs, int64_t r, const char *why)
  */
 static void map_ahead(struct famfs_fs *fs, uint64_t from, uint64_t *mapped)
 {
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a, end;
 	uint64_t win = fs->tail - from;
+	uintptr_t page, a, end;
 
 	if (*mapped >= fs->log_size || *mapped > fs->tail + win / 2)
 		return;
+	page = (uintptr_t)sysconf(_SC_PAGESIZE); /* once per window, not per entry */
 	if (*mapped < fs->tail)
 		*mapped = fs->tail;
 	win = win < 64 * 1024 ? 64 * 1024 : win > FAMFS_UNIT_SIZE ? FAMFS_UNIT_SIZE : win;
