@@ -228,6 +228,94 @@ static void log_full_is_enospc_and_changes_nothing(void **state)
 	tdevs_remove(&t);
 }
 
+/* Replay of an emulated device reads the log by pread in windows of
+ * 64 KiB doubling to 2 MiB (log.c): entries that straddle every window
+ * boundary, a batch larger than the first windows, a flipped byte in the
+ * last entry, a client's poll that finds nothing and one that finds what
+ * the master appended since.
+ */
+#define WIN_FILES 3000
+#define WIN_BATCH 1000
+
+static void win_path(char *p, size_t len, int i)
+{
+	/* 1-150 bytes of name: entry lengths vary, boundaries fall anywhere */
+	snprintf(p, len, "/w/%d-%.*s", i, 1 + (i * 37) % 150,
+		 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+}
+
+static void replay_reads_the_log_in_windows(void **state)
+{
+	struct famfs_file_attr a = { .size = 100, .mode = 0644 };
+	static struct famfs_commit_req r[WIN_BATCH];
+	static char paths[WIN_BATCH][200];
+	struct famfs_err e = { 0 };
+	struct famfs_log_status st;
+	struct famfs_fs *fs, *c;
+	uint64_t batch_off, last_off;
+	struct famfs_dev *d;
+	struct tdevs t;
+	char p[200];
+
+	(void)state;
+	tdevs_make(&t, 1, 256 * FAMFS_MiB);
+	tdevs_mkfs(&t, 8 * FAMFS_MiB);
+	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
+	assert_int_equal(famfs_mkdir(fs, "/w", 0755, 0, 0, &e), 0);
+	for (int i = 0; i < WIN_FILES; i++) {
+		win_path(p, sizeof(p), i);
+		assert_int_equal(famfs_create_file(fs, p, &a, NULL, NULL, &e), 0);
+	}
+	for (int i = 0; i < WIN_BATCH; i++) {
+		struct famfs_fmap *m;
+
+		win_path(paths[i], sizeof(paths[i]), WIN_FILES + i);
+		assert_int_equal(famfs_alloc(fs, 100, NULL, &m, &e), 0);
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].path = paths[i];
+		r[i].attr = a;
+		r[i].map = m;
+	}
+	batch_off = fs->tail;
+	assert_int_equal(famfs_commit_files(fs, r, WIN_BATCH, &e), WIN_BATCH);
+	for (int i = 0; i < WIN_BATCH; i++)
+		free((void *)r[i].map);
+	assert_true(fs->tail - batch_off > 128 * 1024); /* beyond two windows */
+	last_off = fs->tail;
+	assert_int_equal(famfs_create_file(fs, "/last", &a, NULL, NULL, &e), 0);
+
+	c = tdevs_open(&t, FAMFS_OPEN_CLIENT);
+	famfs_log_status(c, &st);
+	assert_int_equal(st.entries, 1 + WIN_FILES + 1 + WIN_BATCH + 1);
+	assert_int_equal(st.tail_state, FAMFS_TAIL_CLEAN);
+	for (int i = 0; i < WIN_FILES + WIN_BATCH; i += 7) {
+		win_path(p, sizeof(p), i);
+		assert_non_null(famfs_lookup(c, p));
+	}
+	assert_non_null(famfs_lookup(c, "/last"));
+	/* nothing new, then what the master appends */
+	assert_int_equal(famfs_replay(c, &e), 0);
+	assert_int_equal(famfs_create_file(fs, "/later", &a, NULL, NULL, &e), 0);
+	assert_int_equal(famfs_replay(c, &e), 1);
+	assert_non_null(famfs_lookup(c, "/later"));
+	famfs_close(c);
+	famfs_close(fs);
+
+	/* a flipped byte in the entry of /last: it and /later are gone */
+	assert_int_equal(famfs_dev_open(t.paths[0], true, &d, &e), 0);
+	*log_at(d, last_off + 50) ^= 0x10;
+	c = tdevs_open(&t, FAMFS_OPEN_READ);
+	famfs_log_status(c, &st);
+	assert_int_equal(st.entries, 1 + WIN_FILES + 1 + WIN_BATCH);
+	assert_int_equal(st.tail_state, FAMFS_TAIL_TORN);
+	assert_null(famfs_lookup(c, "/last"));
+	win_path(p, sizeof(p), WIN_FILES + WIN_BATCH - 1);
+	assert_non_null(famfs_lookup(c, p));
+	famfs_close(c);
+	famfs_dev_close(d);
+	tdevs_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +324,7 @@ int main(void)
 		cmocka_unit_test(fsck_reports_entries_lost_after_corruption),
 		cmocka_unit_test(fsck_finds_lost_entry_past_unaligned_magic),
 		cmocka_unit_test(log_full_is_enospc_and_changes_nothing),
+		cmocka_unit_test(replay_reads_the_log_in_windows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
