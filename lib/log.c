@@ -207,10 +207,11 @@ static void map_ahead(struct famfs_fs *fs, uint64_t from, uint64_t *mapped)
  * bench/results/lib.md), and the applier then works on the very bytes it
  * checked, which no other host can change in between. DAX memory is read
  * in place (2 MiB pages; its caches are invalidated first). The reads
- * start at 64 KiB and double up to 2 MiB, and nothing is copied where no
- * entry starts (a client's poll finding nothing new costs no read).
+ * start at 16 KiB (a client's poll usually finds a few entries) and
+ * double up to 2 MiB, and nothing is copied where no entry starts (a
+ * poll finding nothing new costs no read).
  */
-#define LOG_WINDOW_MIN (64u << 10)
+#define LOG_WINDOW_MIN (16u << 10)
 #define LOG_WINDOW_MAX FAMFS_UNIT_SIZE
 
 struct log_window {

@@ -229,7 +229,7 @@ static void log_full_is_enospc_and_changes_nothing(void **state)
 }
 
 /* Replay of an emulated device reads the log by pread in windows of
- * 64 KiB doubling to 2 MiB (log.c): entries that straddle every window
+ * 16 KiB doubling to 2 MiB (log.c): entries that straddle every window
  * boundary, a batch larger than the first windows, a flipped byte in the
  * last entry, a client's poll that finds nothing and one that finds what
  * the master appended since.
@@ -280,7 +280,7 @@ static void replay_reads_the_log_in_windows(void **state)
 	assert_int_equal(famfs_commit_files(fs, r, WIN_BATCH, &e), WIN_BATCH);
 	for (int i = 0; i < WIN_BATCH; i++)
 		free((void *)r[i].map);
-	assert_true(fs->tail - batch_off > 128 * 1024); /* beyond two windows */
+	assert_true(fs->tail - batch_off > 128 * 1024); /* beyond four windows */
 	last_off = fs->tail;
 	assert_int_equal(famfs_create_file(fs, "/last", &a, NULL, NULL, &e), 0);
 
