@@ -6,7 +6,7 @@
 # without them, 8 bytes (rep movsq / memcpy_orig). Measured on the 6.1
 # guest: reading 16 MiB of an fsdax namespace (dd iflag=direct) 5.7 s
 # -> 0.66 s; through the page cache 4.4-8.8 s -> 0.6 s (docs/testing.md,
-# "Guest CPU without ERMS"). The copy routines are the kernel's own, not
+# "Guest CPU work cut"). The copy routines are the kernel's own, not
 # famfs's: the module's read, fault and iomap paths are the same.
 FAMFS_VM_CPU_FLAGS=${FAMFS_VM_CPU_FLAGS--erms,-fsrm}
 # FAMFS_VM_CPU_FLAGS= (empty) boots plain -cpu max, to compare.
