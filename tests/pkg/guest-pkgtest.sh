@@ -15,8 +15,10 @@ fail() {
 	journalctl -u famfsd.service -u famfsd.socket --no-pager -n 40 | sed 's/^/PKGTEST journal: /'
 	finish FAIL
 }
-ok() { say "ok $*"; }
+# each result with the guest's uptime: where the guest's time goes
+ok() { say "ok $* (uptime $(cut -d' ' -f1 /proc/uptime))"; }
 
+say "info started at uptime $(cut -d' ' -f1 /proc/uptime)"
 # 1. installed from the archive + local .debs; socket listening
 for p in libfamfs0 famfs famfsd; do
 	v=$(dpkg-query -W -f '${Status} ${Version}' "$p" 2>/dev/null)

@@ -14,6 +14,7 @@ WORK=$1 KVER=$2 KERNEL=$3 KO=$4
 shift 4
 QEMU=${QEMU:-qemu-system-x86_64}
 TIMEOUT=${FAMFS_VM_TIMEOUT:-900}  # per guest, a hang guard only
+. "$HERE/vm-cpu.sh"
 LOG=$WORK/console.log
 
 mkdir -p "$WORK"
@@ -74,12 +75,12 @@ cxl=(-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
 # synchronize CPU cache state"): the guest CPU hides the hypervisor bit.
 # Debian's 6.12 onlines hot-added memory itself, and daxctl then refuses
 # a system-ram reconfigure: memhp_default_state=offline, as on 6.1.
-KARGS= CPU=max
+KARGS= CPU=max${FAMFS_VM_CPU_FLAGS:+,$FAMFS_VM_CPU_FLAGS}
 case "$KVER" in
 6.1.*) ;;
 *)
 	KARGS="pcie_ports=compat memhp_default_state=offline"
-	CPU=max,-hypervisor
+	CPU=$CPU,-hypervisor
 	;;
 esac
 KARGS="$KARGS ${FAMFS_VM_KARGS:-}"  # more, when debugging
@@ -89,8 +90,11 @@ boot_guest() {
 	local t0 t1 rc
 	t0=$(date +%s)
 	# KVM is not available on the build machines (no nested virtualization).
+	# One vCPU (FAMFS_VM_SMP=2 for two): side by side, the 6.1 guests
+	# took 135.6 CPU-s with one and 166.0 with two (docs/testing.md).
 	timeout "$TIMEOUT" "$QEMU" -M q35,cxl=on -accel tcg,thread=multi \
-		-cpu "$CPU" -smp 2 -m 2G -nographic -no-reboot -serial stdio \
+		-cpu "$CPU" -smp "${FAMFS_VM_SMP:-1}" -m 2G -nographic \
+		-no-reboot -serial stdio \
 		-monitor none -kernel "$KERNEL" \
 		-initrd "$WORK/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 oops=panic quiet loglevel=4 famfs.guest=$1 $KARGS" \

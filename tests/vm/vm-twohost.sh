@@ -17,6 +17,7 @@ WORK=$1 KVER=$2 KERNEL=$3 KO=$4
 shift 4
 QEMU=${QEMU:-qemu-system-x86_64}
 TIMEOUT=${FAMFS_VM_TIMEOUT:-900}  # a hang guard only
+. "$HERE/vm-cpu.sh"
 LOGS=("$WORK/console-h1.log" "$WORK/console-h2.log")
 
 mkdir -p "$WORK"
@@ -88,7 +89,8 @@ print(*(x.getsockname()[1] for x in s))')
 pids=()
 guest() {
 	timeout "$TIMEOUT" "$QEMU" -M q35,cxl=on -accel tcg,thread=multi \
-		-cpu max -smp 1 -m 1G -nographic -no-reboot -serial stdio \
+		-cpu "max${FAMFS_VM_CPU_FLAGS:+,$FAMFS_VM_CPU_FLAGS}" -smp 1 -m 1G \
+		-nographic -no-reboot -serial stdio \
 		-monitor none -kernel "$KERNEL" \
 		-initrd "$WORK/initramfs-vm2.cpio.gz" \
 		-append "console=ttyS0 panic=-1 oops=panic quiet loglevel=4 famfs.guest=$2" \
