@@ -71,9 +71,10 @@ fuzz: deps
 
 # TSan: the ASan exclusions (vm, kmod, pkg), apply (its daemons run what
 # the famfsd tests cover; under TSan it alone took ~18 min of test time),
-# schema (single-threaded) and TSAN_EXCLUDE; docs/testing.md says why for
-# each. A race report fails the test (scripts/tsan-test.sh).
-TSAN_LABELS_EXCLUDE ?= vm|kmod|pkg|apply|schema|fuzz|killmatrix
+# schema and one-thread (tests that never start a second thread) and
+# TSAN_EXCLUDE; docs/testing.md says why for each. A race report fails the
+# test (scripts/tsan-test.sh).
+TSAN_LABELS_EXCLUDE ?= vm|kmod|pkg|apply|schema|one-thread|fuzz|killmatrix
 TSAN_EXCLUDE ?= ^(famfsd_fused_spawn|ingest_famfsd_job_xfs|ingest_through_fuse_mounts_xfs)$$
 tsan-check: deps
 	cmake -S . -B build-tsan -DFAMFS_SANITIZE=thread $(SANITIZER_TREE_FLAGS) $(CMAKE_FLAGS)

@@ -66,11 +66,16 @@ api() {
 }
 
 # snapshot HOST...: everything apply may change, minus timestamps, uptime
-# and live figures, for "nothing changed" comparisons.
+# and live figures, for "nothing changed" comparisons. One curl per host
+# and one python for all of them: the tests take many snapshots, and a
+# python start costs ~0.1 CPU-s here (docs/testing.md).
+SNAPSHOT_PATHS="/v1/host /v1/devices /v1/interleave-sets /v1/filesystems /v1/mounts /v1/jobs"
 snapshot() {
+	local h p urls=()
+	for p in $SNAPSHOT_PATHS; do urls+=("http://famfsd$p"); done
 	for h in "$@"; do
-		for p in /v1/host /v1/devices /v1/interleave-sets /v1/filesystems /v1/mounts /v1/jobs; do
-			get "$h" "$p" | python3 -c '
+		curl -s --unix-socket "$T/$h/sock" -w '\n@@snapshot-end@@\n' "${urls[@]}"
+	done | python3 -c '
 import json, sys
 drop = {"uptime_seconds", "started", "seen", "since", "pid", "restarts", "state", "space", "log", "progress"}
 def clean(v):
@@ -79,9 +84,17 @@ def clean(v):
     if isinstance(v, list):
         return [clean(x) for x in v]
     return v
-print(sys.argv[1], json.dumps(clean(json.load(sys.stdin)), sort_keys=True))' "$h$p"
-		done
-	done
+bodies = sys.stdin.read().split("\n@@snapshot-end@@\n")
+names = [h + p for h in sys.argv[2:] for p in sys.argv[1].split()]
+try:
+    assert len(bodies) == len(names) + 1 and bodies[-1] == "", "%d answers" % (len(bodies) - 1)
+    out = [name + " " + json.dumps(clean(json.loads(body)), sort_keys=True)
+           for name, body in zip(names, bodies)]
+except Exception as e:
+    # never equal to another snapshot: the comparison fails
+    import time
+    sys.exit("snapshot of %s failed (%s) at %d" % (" ".join(sys.argv[2:]), e, time.time_ns()))
+print("\n".join(out))' "$SNAPSHOT_PATHS" "$@" 2>&1
 }
 
 # count HOST PATH: number of items in a list.

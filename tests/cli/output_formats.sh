@@ -22,9 +22,12 @@ run() {
 	return 1
 }
 is_json() { python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null; }
-# yaml parsed by python3-yaml when present, else a structural look
+# yaml parsed by python3-yaml when present, else a structural look (asked
+# once: a python start is ~0.1 CPU-s, docs/testing.md)
+HAVE_YAML=no
+python3 -c 'import yaml' 2>/dev/null && HAVE_YAML=yes
 is_yaml() {
-	if python3 -c 'import yaml' 2>/dev/null; then
+	if [ $HAVE_YAML = yes ]; then
 		python3 -c 'import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); sys.exit(0 if isinstance(d,(dict,list)) else 1)' "$1"
 	else
 		grep -Eq '^[a-z_]+:' "$1" && ! grep -q '^{' "$1"
@@ -32,7 +35,7 @@ is_yaml() {
 }
 # JSON file $1 and YAML file $2 hold the same (YAML not just JSON text)
 same_data() {
-	python3 -c 'import yaml' 2>/dev/null || { [ -s "$2" ] && ! grep -q '^{' "$2"; return; }
+	[ $HAVE_YAML = yes ] || { [ -s "$2" ] && ! grep -q '^{' "$2"; return; }
 	python3 -c 'import json,yaml,sys
 j = json.load(open(sys.argv[1])); t = open(sys.argv[2]).read()
 sys.exit(not (yaml.safe_load(t) == j and (t.strip() == "[]" or t[0] not in "{[")))' "$1" "$2"

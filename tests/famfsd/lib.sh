@@ -74,6 +74,38 @@ kill9_famfsd() {
 	FAMFSD_PID=
 }
 
+# famfsd_rchar: bytes famfsd (all its threads) has read so far, from
+# /proc/PID/io, into $RCHAR; bash builtins only.
+famfsd_rchar() {
+	local k v
+	RCHAR=
+	while read -r k v; do
+		[ "$k" = rchar: ] && { RCHAR=$v; return 0; }
+	done <"/proc/$FAMFSD_PID/io"
+	fail "no rchar for famfsd $FAMFSD_PID"
+}
+
+# kill9_famfsd_reading BASE MIN SECONDS: SIGKILL famfsd as soon as it has
+# read MIN bytes more than BASE (a famfsd_rchar taken before the job
+# started: file data being copied, a job's other reads are small). The
+# poll is bash alone every ~2 ms: a curl per poll was slow enough under
+# load for a short job to end between two polls. Sets $READ_AT_KILL.
+kill9_famfsd_reading() {
+	local base=$1 min=$2 end fd
+	end=$((${EPOCHREALTIME//[!0-9]/} + $3 * 1000000))
+	exec {fd}<> <(:)
+	while famfsd_rchar; [ $((RCHAR - base)) -lt "$min" ]; do
+		[ "${EPOCHREALTIME//[!0-9]/}" -lt "$end" ] ||
+			fail "famfsd did not read $min bytes of the source within $3 s"
+		read -r -t 0.002 -u "$fd"
+	done
+	kill -KILL "$FAMFSD_PID"
+	READ_AT_KILL=$((RCHAR - base))
+	exec {fd}<&-
+	wait "$FAMFSD_PID" 2>/dev/null
+	FAMFSD_PID=
+}
+
 # api METHOD PATH [JSON]: sets $STATUS and $BODY.
 api() {
 	local out

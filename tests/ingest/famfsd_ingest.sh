@@ -23,28 +23,19 @@ api POST /v1/jobs '{"kind":"ingest","params":{"source":"relative","dest":"/x"}}'
 expect 400 invalid_value
 pass "bad ingest params refused"
 
-# start, then SIGKILL famfsd while it copies
+# start, then SIGKILL famfsd while it copies: once it has read 1 MiB of
+# the source (the largest files go first), and the job is still running
+famfsd_rchar; base=$RCHAR
 FAMFS_HOST=$SOCK $CLI ingest --threads 1 --verify "$SRC" /data > "$T/start.out" 2>&1 || fail "ingest start: $(cat $T/start.out)"
 job=$(sed -n 's/^ingest job \([0-9]*\) started.*/\1/p' "$T/start.out")
 [ -n "$job" ] || fail "no job id: $(cat $T/start.out)"
-killed=0
-# poll with curl alone (python per poll would be too slow to catch it)
-for _ in $(seq 1 2000); do
-	j=$(curl -s --unix-socket "$SOCK" "http://famfsd/v1/jobs/$job")
-	[[ $j =~ \"bytes_done\":\ *([0-9]+) ]] && done_b=${BASH_REMATCH[1]} || done_b=0
-	[[ $j =~ \"state\":\ *\"([a-z]+)\" ]] && state=${BASH_REMATCH[1]} || state=
-	if [ "$state" = running ] && [ "$done_b" -gt 0 ]; then
-		kill9_famfsd; killed=1; break
-	fi
-	[ "$state" = succeeded ] && break
-done
-[ $killed = 1 ] || fail "the job ended before famfsd could be killed mid-ingest (state $state)"
-if [ $killed = 1 ]; then
-	pass "famfsd killed mid-ingest at $done_b bytes"
-	# what is visible now is complete: fsck clean, and every file's bytes match
-	$CLI fsck -q $T/dev0 $T/dev1 $T/dev2 $T/dev3 > "$T/fsck.out" || fail "fsck after kill: $(cat $T/fsck.out)"
-	start_famfsd
-fi
+kill9_famfsd_reading "$base" $((1 << 20)) 120
+state=$(sqlite3 "$STATE/famfsd.db" "SELECT state FROM jobs WHERE id=$job")
+[ "$state" = running ] || fail "the job was $state, not running, when famfsd was killed"
+pass "famfsd killed mid-ingest after reading $READ_AT_KILL bytes"
+# what is visible now is complete: fsck clean, and every file's bytes match
+$CLI fsck -q $T/dev0 $T/dev1 $T/dev2 $T/dev3 > "$T/fsck.out" || fail "fsck after kill: $(cat $T/fsck.out)"
+start_famfsd
 FAMFS_HOST=$SOCK $CLI job wait $job > "$T/wait.out" 2>&1 || fail "resumed job did not succeed: $(cat $T/wait.out)"
 pass "the job resumed by itself and succeeded"
 api GET /v1/jobs/$job

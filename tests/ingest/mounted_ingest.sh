@@ -56,19 +56,14 @@ after=$($CLI log -o json $T/dev0 $T/dev1 $T/dev2 $T/dev3 | python3 -c 'import js
 pass "second ingest through the mount copies nothing"
 # famfsd SIGKILLed mid-ingest through the mount: the FUSE servers live on,
 # files being copied are discarded (never visible), the job resumes
+famfsd_rchar; base=$RCHAR
 FAMFS_HOST=$SOCK $CLI ingest --threads 1 "$SRC" /again > "$T/start.out" 2>&1 || fail "start: $(cat $T/start.out)"
 job=$(sed -n 's/^ingest job \([0-9]*\) started.*/\1/p' "$T/start.out")
 [ -n "$job" ] || fail "no job id: $(cat "$T/start.out")"
-killed=0
-for _ in $(seq 1 2000); do
-	j=$(curl -s --unix-socket "$SOCK" "http://famfsd/v1/jobs/$job")
-	[[ $j =~ \"bytes_done\":\ *([0-9]+) ]] && done_b=${BASH_REMATCH[1]} || done_b=0
-	[[ $j =~ \"state\":\ *\"([a-z]+)\" ]] && state=${BASH_REMATCH[1]} || state=
-	if [ "$state" = running ] && [ "$done_b" -gt 0 ]; then kill9_famfsd; killed=1; break; fi
-	[ "$state" = succeeded ] && break
-done
-[ $killed = 1 ] || fail "the job ended before famfsd could be killed (state $state)"
-pass "famfsd killed mid-ingest at $done_b bytes (through the master mount)"
+kill9_famfsd_reading "$base" $((1 << 20)) 120
+state=$(sqlite3 "$STATE/famfsd.db" "SELECT state FROM jobs WHERE id=$job")
+[ "$state" = running ] || fail "the job was $state, not running, when famfsd was killed"
+pass "famfsd killed mid-ingest after reading $READ_AT_KILL bytes (through the master mount)"
 # the client has replayed what the master holds (no bare sleep: a walk of
 # a tree the client has not replayed yet would check nothing)
 tree() { (cd "$1" && find . | sort); }

@@ -231,16 +231,23 @@ static void ingest_tree_reads_back_identical_and_resumes(void **state)
 struct canceller {
 	struct ingest_progress *prog;
 	atomic_bool *flag;
-	uint64_t after;
+	atomic_bool ended;      /* the ingest returned: stop waiting */
 };
 
+/* Cancel once half of the tree's bytes are copied (whatever its size). */
 static void *cancel_later(void *arg)
 {
 	struct canceller *c = arg;
 
-	while (atomic_load(&c->prog->bytes_done) < c->after)
-		usleep(200);
-	atomic_store(c->flag, true);
+	while (!atomic_load(&c->ended)) {
+		uint64_t total = atomic_load(&c->prog->bytes_total);
+
+		if (total && atomic_load(&c->prog->bytes_done) >= total / 2) {
+			atomic_store(c->flag, true);
+			break;
+		}
+		usleep(1000);
+	}
 	return NULL;
 }
 
@@ -250,7 +257,7 @@ static void ingest_cancel_leaves_no_partial_file_then_resumes(void **state)
 	struct ingest_result r;
 	struct ingest_progress prog;
 	atomic_bool cancel = false;
-	struct canceller c = { &prog, &cancel, 120 * FAMFS_MiB };
+	struct canceller c = { &prog, &cancel, false };
 	pthread_t t;
 
 	(void)state;
@@ -258,6 +265,7 @@ static void ingest_cancel_leaves_no_partial_file_then_resumes(void **state)
 	memset(&prog, 0, sizeof(prog));
 	pthread_create(&t, NULL, cancel_later, &c);
 	do_ingest(&v, src, "/c", INGEST_CHANGED_KEEP, &cancel, &r, &prog);
+	atomic_store(&c.ended, true);
 	pthread_join(t, NULL);
 	assert_int_equal(r.error, -ECANCELED);
 	uint64_t visible = check_tree(&v, "/c", true);
