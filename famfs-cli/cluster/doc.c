@@ -116,11 +116,27 @@ static const char *const rx_src[RX_COUNT] = {
 		"([ \t]*(Z|[-+][0-9]{1,2}(:[0-9]{2})?))?)$",
 };
 
+/*
+ * The characters each pattern's matches can start with ('\0' always
+ * passes: the empty string goes to regexec()). Most plain scalars are
+ * keys and names, which this turns away before five regexec() calls:
+ * those were a tenth of a fuzzed load's time.
+ */
+static const char *const rx_first[RX_COUNT] = {
+	[RX_BOOL] = "yYnNtTfFoO",
+	[RX_FLOAT] = "-+.0123456789",
+	[RX_INT] = "-+0123456789",
+	[RX_NULL] = "~nN",
+	[RX_TIMESTAMP] = "0123456789",
+};
+
 static regex_t rx[RX_COUNT];
 static bool rx_ready;
 
 static bool rx_match(int which, const char *s)
 {
+	if (!strchr(rx_first[which], s[0]))
+		return false;
 	if (!rx_ready) {
 		for (int i = 0; i < RX_COUNT; i++)
 			if (regcomp(&rx[i], rx_src[i], REG_EXTENDED | REG_NOSUB))
