@@ -74,7 +74,7 @@ snapshot() {
 	local h p urls=()
 	for p in $SNAPSHOT_PATHS; do urls+=("http://famfsd$p"); done
 	for h in "$@"; do
-		curl -s --unix-socket "$T/$h/sock" -w '\n@@snapshot-end@@\n' "${urls[@]}"
+		curl -s --unix-socket "$T/$h/sock" -w '\n@@snapshot-end %{http_code}@@\n' "${urls[@]}"
 	done | python3 -c '
 import json, sys
 drop = {"uptime_seconds", "started", "seen", "since", "pid", "restarts", "state", "space", "log", "progress"}
@@ -84,10 +84,14 @@ def clean(v):
     if isinstance(v, list):
         return [clean(x) for x in v]
     return v
-bodies = sys.stdin.read().split("\n@@snapshot-end@@\n")
+import re
+parts = re.split(r"\n@@snapshot-end (\d+)@@\n", sys.stdin.read())
+bodies, codes = parts[0::2], parts[1::2]
 names = [h + p for h in sys.argv[2:] for p in sys.argv[1].split()]
 try:
     assert len(bodies) == len(names) + 1 and bodies[-1] == "", "%d answers" % (len(bodies) - 1)
+    bad = [n + " HTTP " + c for n, c in zip(names, codes) if c != "200"]
+    assert not bad, ", ".join(bad)
     out = [name + " " + json.dumps(clean(json.loads(body)), sort_keys=True)
            for name, body in zip(names, bodies)]
 except Exception as e:
