@@ -99,11 +99,9 @@ kill9_famfsd_reading() {
 			fail "famfsd did not read $min bytes of the source within $3 s"
 		read -r -t 0.002 -u "$fd"
 	done
-	kill -KILL "$FAMFSD_PID"
+	kill9_famfsd
 	READ_AT_KILL=$((RCHAR - base))
 	exec {fd}<&-
-	wait "$FAMFSD_PID" 2>/dev/null
-	FAMFSD_PID=
 }
 
 # api METHOD PATH [JSON]: sets $STATUS and $BODY.
