@@ -53,11 +53,14 @@ static void map_zero(const struct famfs_fmap *m, uint64_t from, uint64_t to)
 
 /*
  * Map the page tables of items [@from, nitems) of @m now, in one call per
- * item: the writes that follow would otherwise take a fault per 4 KiB
- * page (tmpfs-backed emulated devices; each fault is a trip to the
- * hypervisor on a VM), which made copying in fault-bound. Only whole
- * 2 MiB units: a small file's few pages are not worth a system call.
- * Best effort: a kernel without MADV_POPULATE_WRITE faults as before.
+ * item: stores through our mapping would otherwise take a fault per 4 KiB
+ * page (each fault is a trip to the hypervisor on a VM), which made
+ * copying in fault-bound. Only whole 2 MiB units: a small file's few
+ * pages are not worth a system call. Not for a device written with
+ * pwrite() (an emulated device's file, put.c): its writes never touch
+ * our mapping, and populating it was 13 % of famfs-fused's CPU in a
+ * copy (bench/results/fuse.md). Best effort: a kernel without
+ * MADV_POPULATE_WRITE faults as before.
  */
 static void map_populate(const struct famfs_fmap *m, unsigned from)
 {
@@ -67,7 +70,8 @@ static void map_populate(const struct famfs_fmap *m, unsigned from)
 		struct famfs_dev *d = famfs_fs_dev(fused.fs, m->items[i].dev_index);
 		uintptr_t a, end;
 
-		if (!d || m->items[i].length < FAMFS_UNIT_SIZE)
+		if (!d || m->items[i].length < FAMFS_UNIT_SIZE ||
+		    famfs_dev_write_fd(d) >= 0)
 			continue;
 		a = (uintptr_t)(famfs_dev_base(d) + m->items[i].offset);
 		end = a + m->items[i].length;
