@@ -118,6 +118,7 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino,
 {
 	struct ofile *of = (void *)(uintptr_t)fi->fh;
 	size_t size = fuse_buf_size(src);
+	struct pstore st;
 	uint64_t cino;
 	int64_t w;
 
@@ -140,11 +141,14 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino,
 		fused_release_node(n);
 		return;
 	}
-	w = pend_write(of->pf, src, size, (uint64_t)off);
-	if (w < 0)
+	/* acknowledged before the bytes are stored: see pending_data.c */
+	w = pend_write_begin(of->pf, size, (uint64_t)off, &st);
+	if (w < 0) {
 		fuse_reply_err(req, (int)-w);
-	else
-		fuse_reply_write(req, (size_t)w);
+		return;
+	}
+	fuse_reply_write(req, (size_t)w);
+	pend_write_store(&st, src);
 }
 
 static uint64_t timespec_ns(const struct timespec *t)
@@ -272,11 +276,14 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		     struct fuse_file_info *fi)
 {
+	struct ofile *of = (void *)(uintptr_t)fi->fh;
+
 	(void)ino;
 	(void)datasync;
-	(void)fi;
-	/* every write was flushed to the device before it was acknowledged */
-	fuse_reply_err(req, 0);
+	/* a pending file's acknowledged writes may still be storing; each
+	 * store is flushed to the device when it ends
+	 */
+	fuse_reply_err(req, of && of->pf ? -pend_sync(of->pf) : 0);
 }
 
 static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,

@@ -36,6 +36,14 @@ static void live_unlink(struct pfile *pf)
 /* Free @pf once nothing can reach it: no open, no kernel lookup, not live. */
 static void maybe_free(struct pfile *pf)
 {
+	if (!pf->opens) {
+		/* a write acknowledged just before the last close may still
+		 * be storing into the space (and will touch pf)
+		 */
+		pthread_mutex_lock(&pf->mu);
+		pend_wait_stores(pf);
+		pthread_mutex_unlock(&pf->mu);
+	}
 	if (pf->unlinked && !pf->opens && pf->map) {
 		/* nobody can write it any more: the space goes back now */
 		famfs_alloc_release(fused.fs, pf->map);
@@ -53,6 +61,7 @@ static void maybe_free(struct pfile *pf)
 		famfs_alloc_release(fused.fs, pf->map);
 		free(pf->map);
 	}
+	pthread_cond_destroy(&pf->stores_done);
 	pthread_mutex_destroy(&pf->mu);
 	free(pf->name);
 	free(pf);
@@ -163,6 +172,7 @@ int pend_create(uint64_t parent, const char *name, uint32_t mode,
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&pf->mu, NULL);
+	pthread_cond_init(&pf->stores_done, NULL);
 	pf->ino = FUSED_PENDING_INO | ++fused.pend_next;
 	pf->parent = parent;
 	pf->mode = mode & 07777;
@@ -246,6 +256,8 @@ static int commit(struct pfile *pf)
 
 	r = fused_child_path(pf->parent, pf->name, path, sizeof(path));
 	pthread_mutex_lock(&pf->mu);
+	if (!r)
+		r = pend_wait_stores(pf); /* a failed store: not committed */
 	if (!r && pf->map)
 		r = pend_map_trim(pf);
 	a.size = pf->size;

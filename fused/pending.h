@@ -23,6 +23,14 @@ struct pfile {
 	pthread_mutex_t mu;       /* map and size */
 	uint64_t size;
 	struct famfs_fmap *map;   /* NULL: nothing reserved yet */
+	/* pf->mu: acknowledged writes whose bytes are still being stored
+	 * (pending_data.c); everything that reads, moves or gives back the
+	 * space waits for them (pend_wait_stores)
+	 */
+	unsigned stores;
+	uint64_t store_lo, store_hi; /* the file range they cover */
+	int store_err;               /* the first that failed: commit fails */
+	pthread_cond_t stores_done;
 	struct pfile *live_next;  /* fused.pend_live while uncommitted */
 	struct pfile *ino_next;   /* fused.pend_ino[] */
 };
@@ -66,8 +74,24 @@ int pend_set_commit_mode(uint64_t ino, bool commit_now);
 void pend_commit_all(void);
 
 /* ---- data (pending_data.c); each takes pf->mu except trim --------------- */
-int64_t pend_write(struct pfile *pf, struct fuse_bufvec *src, size_t len,
-		   uint64_t off);
+/* A write in two steps: pend_write_begin reserves the space, zeros a gap,
+ * sets the size and returns @len (or a negative errno: nothing changed);
+ * the caller acknowledges the write, then pend_write_store copies the
+ * bytes, which readers, fsync and the commit wait for.
+ */
+struct pstore {
+	struct pfile *pf;
+	struct famfs_fmap *map; /* a copy: pf->map may grow meanwhile */
+	uint64_t off;
+	size_t len;
+};
+int64_t pend_write_begin(struct pfile *pf, size_t len, uint64_t off,
+			 struct pstore *st);
+void pend_write_store(struct pstore *st, struct fuse_bufvec *src);
+/* Wait until no store is running (pf->mu held); their first error. */
+int pend_wait_stores(struct pfile *pf);
+/* fsync: the bytes of every acknowledged write are on the device. */
+int pend_sync(struct pfile *pf);
 int64_t pend_read(struct pfile *pf, void *buf, size_t len, uint64_t off);
 int pend_truncate(struct pfile *pf, uint64_t size);
 int pend_fallocate(struct pfile *pf, int mode, uint64_t off, uint64_t len);

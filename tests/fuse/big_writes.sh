@@ -5,7 +5,9 @@
 # reads back byte-identical on a client mount; a file whose growth runs
 # out of space gets ENOSPC with its size unchanged, is not in the log
 # while it is open, commits only what was written at close, and gives
-# every reserved byte back when it is removed; famfs-fused stores into
+# every reserved byte back when it is removed; writes acknowledged before
+# their bytes are stored still read back in order (overlapping rewrites,
+# read right after write, fsync, commit); famfs-fused stores into
 # emulated devices without faulting their pages into its own mapping.
 # usage: big_writes.sh FAMFS_FUSED FAMFS_CLI TESTUTIL
 FUSED=$1 CLI=$2 UTIL=$3
@@ -40,6 +42,33 @@ rss=$(awk '/^RssShmem:/ {print $2}' "/proc/$MPID/status")
 [ "${rss:-0}" -lt $((16 << 10)) ] ||
 	die "famfs-fused maps ${rss} KiB of device memory after a 40 MiB write"
 ok "famfs-fused mapped ${rss} KiB of device memory for a 40 MiB write"
+
+# 1b. writes are acknowledged before their bytes are stored: a read right
+# after each write, overlapping rewrites, fsync and the commit must all
+# see the last bytes written (each waits for running stores)
+python3 - "$M/rewrite" "$T/rewrite.want" <<'PY' || die "rewrite: read-back after acknowledged writes differs"
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+want = bytearray()
+for i in range(96):
+    off, n = (i % 5) * (384 << 10), (1 << 20) - (i % 3) * 4096
+    data = bytes([i + 1]) * n
+    if os.pwrite(fd, data, off) != n:
+        sys.exit("short write %d" % i)
+    if off + n > len(want):
+        want.extend(bytes(off + n - len(want)))
+    want[off:off + n] = data
+    if os.pread(fd, n, off) != data:
+        sys.exit("write %d: read right after it differs" % i)
+os.fsync(fd)
+if os.pread(fd, len(want) + 1, 0) != bytes(want):
+    sys.exit("whole file differs after fsync")
+os.close(fd)
+open(sys.argv[2], "wb").write(want)
+PY
+"$UTIL" waitfor "$C/rewrite" exists 30 || die "rewrite never reached the client"
+cmp "$T/rewrite.want" "$C/rewrite" || die "client read-back of rewrite differs"
+ok "96 overlapping rewrites: each read right after its write, fsync and the client see the last bytes"
 
 # 2. growth beyond the free space
 entries=$("$CLI" log -o json $DEVS | grep -c '"seq"')

@@ -1,5 +1,6 @@
 #!/bin/bash
 # killmatrix_fused: SIGKILL a famfs-fused master at each kill point of its
+# writes (a WRITE acknowledged before its bytes are stored) and of its
 # commit at close (and at log points under it): /a, committed before, stays
 # whole; /b is absent or whole, never partial; fsck is clean; a new master
 # mounts, writes /b again and unmounts cleanly. Every FAMFS_KILL_POINT
@@ -77,6 +78,8 @@ case_at() { # POINT[:N] absent|present
 	fsck_clean "$1"
 	echo "ok: $1: master killed, /a kept, /b $2, remount wrote /b, fsck clean"
 }
+# /a takes two WRITEs, so :4 is /b's second, acknowledged but not stored
+case_at fused.write_acked:4 absent
 case_at fused.commit_ready:2 absent
 case_at log.body_flushed:2 absent
 case_at log.crc_stored:2 present
