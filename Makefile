@@ -15,7 +15,7 @@ endif
 # Tests run with the build's test-bin/ (Debian's python3) first on PATH.
 TEST_PATH = PATH=$(abspath $(1))/test-bin:$$PATH
 
-.PHONY: all build check check-vm check-rest asan-check tsan-check demo demo-offline deps clean asan tsan fuzz
+.PHONY: all build check check-stream-vm check-stream-host check-vm check-plain check-rest asan-check tsan-check demo demo-offline deps clean asan tsan fuzz
 
 all: build
 
@@ -32,22 +32,36 @@ build: deps $(BUILD)/CMakeCache.txt
 # AddressSanitizer + UBSan, as STYLE.md asks of every change, and under
 # ThreadSanitizer, so that the locking is checked too.
 #
-# Two streams at once (docs/testing.md, "Where the time goes"): the QEMU
-# guests (label vm, one at a time, each ~one core) and everything else
-# (the rest of the plain pass, then ASan, then TSan) at -j $(JOBS), niced
-# so that the guests, the longest chain, keep their core. The guests'
-# output goes to $(BUILD)/check-vm.log and is printed when they end; a
-# failure in either stream fails `make check`.
+# Two streams at once (docs/testing.md, "Where the time goes" and
+# "Scheduling"): the QEMU guests (label vm, one at a time, each ~one core)
+# then the ASan pass; beside them the rest of the plain pass then the TSan
+# pass, each at -j $(JOBS). Everything but the guests is niced so that the
+# guests keep their core. The guests' output goes to
+# $(BUILD)/check-vm.log and is printed when they end. Each stream runs
+# both of its parts whatever the first gave; a failure anywhere fails
+# `make check`.
 check: build
-	$(MAKE) --no-print-directory -j2 check-vm check-rest
+	$(MAKE) --no-print-directory -j2 check-stream-vm check-stream-host
+
+check-stream-vm:
+	@rc=0; $(MAKE) --no-print-directory check-vm || rc=1; \
+		$(NICE) $(MAKE) --no-print-directory asan-check || rc=1; exit $$rc
+
+check-stream-host:
+	@rc=0; $(MAKE) --no-print-directory check-plain || rc=1; \
+		$(NICE) $(MAKE) --no-print-directory tsan-check || rc=1; exit $$rc
 
 check-vm:
 	@echo "check-vm: the QEMU guests (label vm) run beside the rest; log in $(BUILD)/check-vm.log"
 	@cd $(BUILD) && $(call TEST_PATH,$(BUILD)) ctest --output-on-failure -j 1 --timeout 900 -L '^vm$$' >check-vm.log 2>&1; \
 		rc=$$?; echo "==== check-vm (label vm), $(BUILD)/check-vm.log:"; cat check-vm.log; exit $$rc
 
-check-rest:
+# The plain pass without the guests.
+check-plain:
 	cd $(BUILD) && $(call TEST_PATH,$(BUILD)) $(NICE) ctest --output-on-failure -j $(JOBS) --timeout 900 -LE '^vm$$'
+
+# The plain pass without the guests, then ASan, then TSan, one after the other.
+check-rest: check-plain
 	$(NICE) $(MAKE) asan-check
 	$(NICE) $(MAKE) tsan-check
 NICE ?= nice -n 5

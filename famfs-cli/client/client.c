@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
-
 #include "client/client.h"
+#include "client/curl_dl.h"
 
 struct famfs_client {
+	const struct famfs_curl *cu;
 	CURL *curl;
 	char *endpoint;
 	char *socket_path;     /* Unix socket, or NULL for http(s) */
@@ -56,17 +56,12 @@ static char *token_from_env(void)
 
 struct famfs_client *famfs_client_open(const char *endpoint, const char *token)
 {
-	static int curl_ready;
+	const struct famfs_curl *cu = famfs_curl_load();
 	struct famfs_client *c;
 	char *tok = NULL;
 
-	if (!curl_ready) {
-		if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
-			errno = EIO;
-			return NULL;
-		}
-		curl_ready = 1;
-	}
+	if (!cu)
+		return NULL;
 	if (!endpoint || !*endpoint)
 		endpoint = getenv("FAMFS_HOST");
 	if (!endpoint || !*endpoint)
@@ -74,6 +69,7 @@ struct famfs_client *famfs_client_open(const char *endpoint, const char *token)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
+	c->cu = cu;
 	c->endpoint = strdup(endpoint);
 	c->timeout_ms = 120000;
 	if (!strncmp(endpoint, "unix:", 5)) {
@@ -98,7 +94,7 @@ struct famfs_client *famfs_client_open(const char *endpoint, const char *token)
 	if (tok && asprintf(&c->auth_header, "Authorization: Bearer %s", tok) < 0)
 		c->auth_header = NULL;
 	free(tok);
-	c->curl = curl_easy_init();
+	c->curl = cu->easy_init();
 	if (!c->curl || !c->base_url) {
 		famfs_client_close(c);
 		errno = ENOMEM;
@@ -112,7 +108,7 @@ void famfs_client_close(struct famfs_client *c)
 	if (!c)
 		return;
 	if (c->curl)
-		curl_easy_cleanup(c->curl);
+		c->cu->easy_cleanup(c->curl);
 	free(c->endpoint);
 	free(c->socket_path);
 	free(c->base_url);
@@ -148,49 +144,50 @@ static int perform(struct famfs_client *c, const char *method,
 	char *url = NULL;
 	CURLcode rc;
 	CURL *k = c->curl;
+	const struct famfs_curl *cu = c->cu;
 	const char *cacert = getenv("FAMFS_CACERT");
 	const char *insecure = getenv("FAMFS_INSECURE");
 
 	*status = 0;
 	if (asprintf(&url, "%s%s", c->base_url, path) < 0)
 		return -ENOMEM;
-	curl_easy_reset(k);
-	curl_easy_setopt(k, CURLOPT_URL, url);
+	cu->easy_reset(k);
+	cu->easy_setopt(k, CURLOPT_URL, url);
 	if (c->socket_path)
-		curl_easy_setopt(k, CURLOPT_UNIX_SOCKET_PATH, c->socket_path);
-	curl_easy_setopt(k, CURLOPT_CUSTOMREQUEST, method);
-	curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(k, CURLOPT_WRITEDATA, resp);
-	curl_easy_setopt(k, CURLOPT_TIMEOUT_MS, c->timeout_ms);
-	curl_easy_setopt(k, CURLOPT_NOSIGNAL, 1L);
+		cu->easy_setopt(k, CURLOPT_UNIX_SOCKET_PATH, c->socket_path);
+	cu->easy_setopt(k, CURLOPT_CUSTOMREQUEST, method);
+	cu->easy_setopt(k, CURLOPT_WRITEFUNCTION, on_data);
+	cu->easy_setopt(k, CURLOPT_WRITEDATA, resp);
+	cu->easy_setopt(k, CURLOPT_TIMEOUT_MS, c->timeout_ms);
+	cu->easy_setopt(k, CURLOPT_NOSIGNAL, 1L);
 	if (cacert && *cacert)
-		curl_easy_setopt(k, CURLOPT_CAINFO, cacert);
+		cu->easy_setopt(k, CURLOPT_CAINFO, cacert);
 	if (insecure && !strcmp(insecure, "1")) {
-		curl_easy_setopt(k, CURLOPT_SSL_VERIFYPEER, 0L);
-		curl_easy_setopt(k, CURLOPT_SSL_VERIFYHOST, 0L);
+		cu->easy_setopt(k, CURLOPT_SSL_VERIFYPEER, 0L);
+		cu->easy_setopt(k, CURLOPT_SSL_VERIFYHOST, 0L);
 	}
-	h = curl_slist_append(h, "Accept: application/json");
+	h = cu->slist_append(h, "Accept: application/json");
 	if (c->auth_header)
-		h = curl_slist_append(h, c->auth_header);
+		h = cu->slist_append(h, c->auth_header);
 	if (body) {
-		h = curl_slist_append(h, "Content-Type: application/json");
-		curl_easy_setopt(k, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(k, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+		h = cu->slist_append(h, "Content-Type: application/json");
+		cu->easy_setopt(k, CURLOPT_POSTFIELDS, body);
+		cu->easy_setopt(k, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
 	} else if (!strcmp(method, "GET")) {
-		curl_easy_setopt(k, CURLOPT_HTTPGET, 1L);
-		curl_easy_setopt(k, CURLOPT_CUSTOMREQUEST, NULL);
+		cu->easy_setopt(k, CURLOPT_HTTPGET, 1L);
+		cu->easy_setopt(k, CURLOPT_CUSTOMREQUEST, NULL);
 	}
-	curl_easy_setopt(k, CURLOPT_HTTPHEADER, h);
-	rc = curl_easy_perform(k);
-	curl_slist_free_all(h);
+	cu->easy_setopt(k, CURLOPT_HTTPHEADER, h);
+	rc = cu->easy_perform(k);
+	cu->slist_free_all(h);
 	free(url);
 	if (rc != CURLE_OK) {
 		if (err && asprintf(err, "cannot reach famfsd at %s: %s",
-				    c->endpoint, curl_easy_strerror(rc)) < 0)
+				    c->endpoint, cu->easy_strerror(rc)) < 0)
 			*err = NULL;
 		return transport_errno(rc);
 	}
-	curl_easy_getinfo(k, CURLINFO_RESPONSE_CODE, status);
+	cu->easy_getinfo(k, CURLINFO_RESPONSE_CODE, status);
 	return 0;
 }
 

@@ -32,7 +32,9 @@ struct famfs_client;
  * @token: bearer token for https; NULL: $FAMFS_TOKEN, else the first line
  * of $FAMFS_TOKEN_FILE. $FAMFS_CACERT names a CA file for https;
  * $FAMFS_INSECURE=1 skips certificate checks (tests). Returns NULL with
- * errno set on failure. Free with famfs_client_close().
+ * errno set on failure: EINVAL for a bad endpoint, ELIBACC when libcurl
+ * (loaded on the first open, client/curl_dl.h) cannot be loaded.
+ * Free with famfs_client_close().
  */
 struct famfs_client *famfs_client_open(const char *endpoint, const char *token);
 void famfs_client_close(struct famfs_client *c);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,10 @@ int client_get(const char *cmd, const struct client_opts *o, const char *path,
 	long status;
 	int r;
 
+	if (!c && errno != EINVAL) {
+		cli_error(cmd, "cannot set up a client: %s", strerror(errno));
+		return CLI_EXIT_FAIL;
+	}
 	if (!c) {
 		cli_error(cmd, "bad endpoint '%s' (a socket path or https://host:port)",
 			  o->host ? o->host : getenv("FAMFS_HOST"));

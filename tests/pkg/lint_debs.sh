@@ -14,4 +14,7 @@ tags=$(grep -E '^[EWIPX]: ' <<<"$out")
 [ -z "$tags" ] || { echo "FAIL: lintian tags:"; echo "$tags"; exit 1; }
 n=$(ls ./*.deb | grep -vc dbgsym)
 [ "$n" = 4 ] || { echo "FAIL: $n packages, want 4 (libfamfs0 famfs famfsd famfs-dkms)"; exit 1; }
-echo "ok: lintian clean on $n packages (+dbgsym)"
+# famfs-cli dlopens libcurl: no shlibs scan sees it (packaging/README.md)
+dep=$(dpkg-deb -f ./famfs_*.deb Depends)
+grep -qE '(^|, )libcurl4 \(>= ' <<<"$dep" || { echo "FAIL: famfs Depends lacks libcurl4: $dep"; exit 1; }
+echo "ok: lintian clean on $n packages (+dbgsym); famfs depends on libcurl4"

@@ -37,4 +37,7 @@ for pair in famfs:famfs famfsd:famfsd libfamfs0:famfs-libs famfs-dkms:famfs-dkms
 	diff -u "$W/deb.list" "$W/rpm.list" >"$W/diff" || { cat "$W/diff"; fail "${pair%%:*}.deb and ${pair#*:}.rpm differ"; }
 	total=$((total + n))
 done
-echo "ok: rpmbuild, rpmlint clean; rpm -qlp = the .debs' file lists ($total files in 4 package pairs)"
+# famfs-cli dlopens libcurl: rpm's dependency scan does not see it
+req=$(rpm -qp --requires "$(ls "$W"/RPMS/famfs-[0-9]*.rpm)")
+grep -q '^libcurl' <<<"$req" || fail "famfs.rpm does not require libcurl: $req"
+echo "ok: rpmbuild, rpmlint clean; rpm -qlp = the .debs' file lists ($total files in 4 package pairs); famfs requires libcurl"

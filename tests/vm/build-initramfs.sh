@@ -3,7 +3,7 @@
 #   busybox (shell and userland), kmod (modprobe), the nvdimm/dax/cxl/loop
 #   modules of the guest kernel with their dependencies, ndctl + cxl,
 #   famfs.ko, famfs-cli, famfsd and the test tools with their shared
-#   libraries, the provider plugins (BIN arguments ending in .so) in
+#   libraries (and libcurl, which famfs-cli dlopens), the provider plugins (BIN arguments ending in .so) in
 #   /usr/lib/famfs/plugins, daxctl beside ndctl and cxl (the reference
 #   tools the discovery checks compare famfsd with), and the guest scripts
 #   (guest/init.sh as /init, guest/*.sh in /tests).
@@ -50,6 +50,11 @@ copy_with_libs() {
 	done
 }
 for b in $SYSBINS; do copy_with_libs "$b" "$b"; done
+# famfs-cli dlopens libcurl for the commands that talk to famfsd
+# (famfs-cli/client/curl_dl.c): ldd does not name it.
+CURL_SO=$(ldconfig -p | awk '$1 == "libcurl.so.4" && /x86-64/ { print $NF; exit }')
+[ -n "$CURL_SO" ] || { echo "build-initramfs: no libcurl.so.4 (ldconfig -p)" >&2; exit 1; }
+copy_with_libs "$CURL_SO" "$CURL_SO"
 for b in "${BINS[@]}"; do
 	case "$b" in
 	*.so) copy_with_libs "$b" "/usr/lib/famfs/plugins/$(basename "$b")" ;;
