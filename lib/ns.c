@@ -260,7 +260,7 @@ void famfs_ns_free(struct famfs_fs *fs)
 	names_free(&fs->names);
 	inos_free(&fs->inos);
 	fs->zombies = NULL;
-	memset(fs->parent_cache, 0, sizeof(fs->parent_cache));
+	famfs_pcache_clear(fs);
 	fs->root = NULL;
 }
 
@@ -378,9 +378,7 @@ void famfs_ns_remove(struct famfs_fs *fs, struct famfs_node *n, uint64_t seq)
 	if (n->create_seq < fs->inos.cap && fs->inos.by_seq[n->create_seq] == n)
 		fs->inos.by_seq[n->create_seq] = NULL;
 	if (S_ISDIR_MODE(n->mode))
-		for (size_t i = 0; i < ARRAY_SIZE(fs->parent_cache); i++)
-			if (fs->parent_cache[i] == n)
-				fs->parent_cache[i] = NULL;
+		famfs_pcache_forget(fs, n);
 	n->deleted = true;
 	if (n->holds) {
 		/* out of its directory: the sibling links are free for these */
@@ -445,20 +443,22 @@ struct famfs_node *famfs_ns_parent_cached(struct famfs_fs *fs, const char *path,
 {
 	const char *slash = memrchr(path, '/', plen);
 	size_t dlen = slash ? (size_t)(slash - path) : 0;
-	struct famfs_node **slot, *dir;
+	struct famfs_node *dir;
+	uint32_t h;
 
 	if (!dlen || slash + 1 == path + plen)
 		return famfs_ns_parent(fs, path, plen, name, nlen);
-	slot = &fs->parent_cache[famfs_hash_name(path, dlen, 0) %
-				 ARRAY_SIZE(fs->parent_cache)];
-	if (*slot && prefix_names(*slot, path, dlen)) {
+	h = famfs_hash_name(path, dlen, 0);
+	dir = famfs_pcache_hint(fs, h);
+	if (dir && prefix_names(dir, path, dlen)) {
+		famfs_pcache_used(fs, h, dir);
 		*name = slash + 1;
 		*nlen = plen - dlen - 1;
-		return *slot;
+		return dir;
 	}
 	dir = famfs_ns_parent(fs, path, plen, name, nlen);
 	if (dir && *name == slash + 1)
-		*slot = dir;
+		famfs_pcache_used(fs, h, dir);
 	return dir;
 }
 
@@ -474,8 +474,7 @@ void famfs_ns_prefetch(struct famfs_fs *fs, const char *path, size_t plen)
 	 * (a wrong one prefetches a useless slot), and a miss costs nothing
 	 */
 	if (dlen)
-		dir = fs->parent_cache[famfs_hash_name(path, dlen, 0) %
-				       ARRAY_SIZE(fs->parent_cache)];
+		dir = famfs_pcache_hint(fs, famfs_hash_name(path, dlen, 0));
 	if (dir)
 		__builtin_prefetch(&fs->names.slots[famfs_hash_name(
 			slash + 1, plen - dlen - 1, famfs_node_ino(dir)) &

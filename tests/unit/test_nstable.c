@@ -2,7 +2,8 @@
 /*
  * The name table and the appliers' parent cache under churn: removals in
  * the middle of probe runs, a directory removed and made again under the
- * same name, and a log replayed after all of it.
+ * same name, directories sharing a set of the parent cache, and a log
+ * replayed after all of it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +129,89 @@ static void parent_cache_follows_a_recreated_directory(void **state)
 	tdevs_remove(&t);
 }
 
+/* Three directories whose paths fall in one set of the parent cache: two
+ * stay cached side by side while entries alternate between them, a third
+ * pushes out the one used least recently, a removed one is forgotten, and
+ * every file lands in (and replays into) its own directory throughout.
+ */
+static uint32_t dir_hash(const char *d) { return famfs_hash_name(d, strlen(d), 0); }
+
+static void parent_cache_keeps_two_directories_of_a_set(void **state)
+{
+	struct famfs_file_attr a = { .size = 10, .mode = 0644 };
+	struct famfs_err e = { 0 };
+	struct famfs_node *dn[3];
+	char d[3][16], p[48];
+	int found = 0, k;
+	struct famfs_fs *fs;
+	struct tdevs t;
+
+	(void)state;
+	snprintf(d[0], sizeof(d[0]), "/s0");
+	for (int i = 1; found < 2 && i < 1000000; i++) {
+		snprintf(d[found + 1], sizeof(d[0]), "/s%d", i);
+		if (dir_hash(d[found + 1]) % FAMFS_PCACHE_SETS ==
+		    dir_hash(d[0]) % FAMFS_PCACHE_SETS)
+			found++;
+	}
+	assert_int_equal(found, 2);
+
+	tdevs_make(&t, 1, 64 * FAMFS_MiB);
+	tdevs_mkfs(&t, 2 * FAMFS_MiB);
+	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
+	for (k = 0; k < 3; k++) {
+		assert_int_equal(famfs_mkdir(fs, d[k], 0755, 0, 0, &e), 0);
+		dn[k] = famfs_lookup(fs, d[k]);
+		assert_non_null(dn[k]);
+	}
+	for (int i = 0; i < 20; i++) {
+		snprintf(p, sizeof(p), "%s/x%d", d[i % 2], i);
+		assert_int_equal(famfs_create_file(fs, p, &a, NULL, NULL, &e), 0);
+		/* the direct-mapped cache held one of the two */
+		assert_ptr_equal(famfs_pcache_hint(fs, dir_hash(d[0])), dn[0]);
+		if (i > 0)
+			assert_ptr_equal(famfs_pcache_hint(fs, dir_hash(d[1])), dn[1]);
+	}
+	/* last used: d[1] (i = 19); d[2] pushes out d[0] */
+	snprintf(p, sizeof(p), "%s/y", d[2]);
+	assert_int_equal(famfs_create_file(fs, p, &a, NULL, NULL, &e), 0);
+	assert_null(famfs_pcache_hint(fs, dir_hash(d[0])));
+	assert_ptr_equal(famfs_pcache_hint(fs, dir_hash(d[1])), dn[1]);
+	assert_ptr_equal(famfs_pcache_hint(fs, dir_hash(d[2])), dn[2]);
+	snprintf(p, sizeof(p), "%s/z", d[0]);
+	assert_int_equal(famfs_create_file(fs, p, &a, NULL, NULL, &e), 0);
+	assert_ptr_equal(famfs_node_parent(famfs_lookup(fs, p)), dn[0]);
+
+	/* d[1] emptied and removed: forgotten, a create under it fails */
+	for (int i = 1; i < 20; i += 2) {
+		snprintf(p, sizeof(p), "%s/x%d", d[1], i);
+		assert_int_equal(famfs_unlink(fs, p, &e), 0);
+	}
+	assert_int_equal(famfs_unlink(fs, d[1], &e), 0);
+	assert_null(famfs_pcache_hint(fs, dir_hash(d[1])));
+	snprintf(p, sizeof(p), "%s/w", d[1]);
+	assert_int_equal(famfs_create_file(fs, p, &a, NULL, NULL, &e), -ENOENT);
+	famfs_close(fs);
+
+	fs = tdevs_open(&t, FAMFS_OPEN_READ);
+	for (int i = 0; i < 20; i += 2) {
+		snprintf(p, sizeof(p), "%s/x%d", d[0], i);
+		struct famfs_node *f = famfs_lookup(fs, p);
+
+		assert_non_null(f);
+		assert_ptr_equal(famfs_node_parent(f), famfs_lookup(fs, d[0]));
+		snprintf(p, sizeof(p), "%s/x%d", d[1], i + 1);
+		assert_null(famfs_lookup(fs, p));
+	}
+	assert_null(famfs_lookup(fs, d[1]));
+	snprintf(p, sizeof(p), "%s/y", d[2]);
+	assert_ptr_equal(famfs_node_parent(famfs_lookup(fs, p)), famfs_lookup(fs, d[2]));
+	snprintf(p, sizeof(p), "%s/z", d[0]);
+	assert_ptr_equal(famfs_node_parent(famfs_lookup(fs, p)), famfs_lookup(fs, d[0]));
+	famfs_close(fs);
+	tdevs_remove(&t);
+}
+
 /* The word-at-a-time hash reads a name's last 1-7 bytes with overlapping
  * loads: every byte of every length (1..40, across the 4- and 8-byte
  * steps) must count, the length and the parent too, and the low bits
@@ -175,6 +259,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(name_table_survives_removals_and_replay),
 		cmocka_unit_test(parent_cache_follows_a_recreated_directory),
+		cmocka_unit_test(parent_cache_keeps_two_directories_of_a_set),
 		cmocka_unit_test(name_hash_uses_every_byte),
 	};
 
