@@ -16,6 +16,7 @@
 #include "ingest.h"
 #include "manifest_sqlite.h"
 #include "progress.h"
+#include "ticker.h"
 
 static void ingest_usage(FILE *f)
 {
@@ -62,8 +63,8 @@ static void on_signal(int sig)
 
 struct offline_run {
 	struct ingest_progress prog;
-	const char *how;	/* how the copy ended, set before done */
-	atomic_bool done;
+	const char *how;	/* how the copy ended, set before the stop */
+	struct ingest_ticker tick;
 };
 
 static void take_sample(struct offline_run *r, struct progress_sample *s)
@@ -82,11 +83,10 @@ static void *show_progress(void *arg)
 	double started = progress_now();
 
 	progress_init(&v, "ingest");
-	while (!atomic_load(&r->done)) {
+	do {
 		take_sample(r, &s);
 		progress_show(&v, &s);
-		usleep(100000);
-	}
+	} while (ingest_ticker_wait(&r->tick, 100));
 	take_sample(r, &s);
 	progress_finish(&v, &s, r->how, progress_now() - started, 0);
 	return NULL;
@@ -123,6 +123,7 @@ static int ingest_offline(struct ingest_cmd *c)
 	ingest_sink_lib(&sink, fs);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	ingest_ticker_init(&run.tick);
 	/* without its thread the copy still runs, only unseen */
 	bool shown = pthread_create(&t, NULL, show_progress, &run) == 0;
 
@@ -131,9 +132,10 @@ static int ingest_offline(struct ingest_cmd *c)
 			  "is not shown");
 	r = ingest_run(&o, &plan, &sink, &man, &run.prog, &res);
 	run.how = r ? "failed" : "done";
-	atomic_store(&run.done, true);
+	ingest_ticker_stop(&run.tick);
 	if (shown)
 		pthread_join(t, NULL);
+	ingest_ticker_destroy(&run.tick);
 	printf("%llu copied, %llu already there, %llu changed at the source, "
 	       "%llu verified; skipped %llu special files; %llu hard links copied "
 	       "as files; %llu sparse files filled\n",

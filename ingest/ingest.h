@@ -26,6 +26,8 @@ enum ingest_kind {
 struct ingest_item {
 	enum ingest_kind kind;
 	char *rel;              /* path below the source root, "" for the root */
+	uint64_t parent;        /* index in items of its directory (root: 0) */
+	uint32_t name_off;      /* its last component: rel + name_off */
 	uint64_t size;
 	uint64_t mtime_ns;
 	uint32_t mode, uid, gid;

@@ -2,10 +2,12 @@
 /*
  * Running an ingest: decide per file (copy, skip, changed), refuse early
  * when space is short, create directories, then copy files in parallel
- * workers, largest first. Each copy reads straight from the source into
- * the device memory the file's map points at (one copy), hashing as it
- * goes, and commits only after the data is flushed: a worker commits up
- * to INGEST_BATCH_FILES files with one log append (group commit).
+ * workers, large files first (largest first), then small files directory
+ * by directory, each opened by its name in its directory's fd. Each copy
+ * reads straight from the source into the device memory the file's map
+ * points at (one copy), hashing as it goes, and commits only after the
+ * data is flushed: a worker commits up to INGEST_BATCH_FILES files with
+ * one log append (group commit).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -35,7 +37,7 @@ struct job {
 	struct ingest_progress *prog;
 	struct ingest_result *res;
 	int srcfd;
-	uint64_t *order;        /* indexes of items to copy, largest first */
+	uint64_t *order;        /* indexes of items to copy, copy_order() */
 	uint64_t norder;
 	atomic_uint_fast64_t next;
 	atomic_bool failed;
@@ -76,18 +78,58 @@ static char *dest_path(const struct ingest_opts *o, const char *rel)
 	return s;
 }
 
-/* Open below the source root and never through a symlink. */
-static int open_beneath(int root, const char *rel)
+/* Open @rel below @root and never through a symlink (@rel may be one
+ * name in a directory fd, then @root is that directory).
+ */
+static int open_beneath(int root, const char *rel, int flags)
 {
 	struct open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW,
+		.flags = (uint64_t)(O_RDONLY | O_CLOEXEC | O_NOFOLLOW | flags),
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 	int fd = (int)syscall(SYS_openat2, root, rel, &how, sizeof(how));
 
 	if (fd < 0 && errno == ENOSYS)
-		fd = openat(root, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		fd = openat(root, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | flags);
 	return fd;
+}
+
+/*
+ * A worker's open directory: a file is opened by its name in its
+ * directory's fd, one path lookup instead of one per component (measured:
+ * three quarters of the dentry lookups of a small-file ingest were the
+ * components above the file). The directory itself is opened from the
+ * root with the same RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, so a symlink
+ * swapped in for it after the plan is refused as before. One per worker:
+ * small files are copied directory by directory (see copy_order).
+ */
+struct src_dir {
+	uint64_t dir;           /* item index of the directory held, or UINT64_MAX */
+	int fd;
+};
+
+static void src_dir_release(struct job *j, struct src_dir *d)
+{
+	if (d->fd >= 0 && d->fd != j->srcfd)
+		close(d->fd);
+	d->fd = -1;
+	d->dir = UINT64_MAX;
+}
+
+static int open_source(struct job *j, struct src_dir *d, const struct ingest_item *it)
+{
+	if (d->dir != it->parent) {
+		src_dir_release(j, d);
+		if (it->parent == 0) {
+			d->fd = j->srcfd;
+		} else {
+			d->fd = open_beneath(j->srcfd, j->p->items[it->parent].rel, O_DIRECTORY);
+			if (d->fd < 0)
+				return -1;
+		}
+		d->dir = it->parent;
+	}
+	return open_beneath(d->fd, it->rel + it->name_off, 0);
 }
 
 /* XXH3 of a committed famfs file, read back through the sink. */
@@ -119,7 +161,7 @@ static int hash_dest(struct job *j, const char *path, uint64_t size, uint64_t *h
 
 static int hash_source(struct job *j, const char *rel, uint64_t *h, uint64_t *size)
 {
-	int fd = open_beneath(j->srcfd, rel);
+	int fd = open_beneath(j->srcfd, rel, 0);
 	size_t bs = 4 << 20;
 	uint8_t *buf;
 	XXH3_state_t st;
@@ -412,16 +454,17 @@ static void flush_batch(struct job *j, struct wbatch *wb)
 }
 
 static void copy_one(struct job *j, const struct ingest_item *it,
-		     struct wbatch *wb)
+		     struct wbatch *wb, struct src_dir *sd)
 {
 	struct done_copy c = { .it = it };
 	struct famfs_file_attr a = item_attr(it);
 	char why[512] = "";
-	int fd = open_beneath(j->srcfd, it->rel), r;
+	int fd = open_source(j, sd, it), err = errno, r;
 
 	c.dst = dest_path(j->o, it->rel);
 	if (fd < 0) {
-		fail(j, -errno, "source %s: %s", it->rel, strerror(errno));
+		/* errno read once, at the open: the rest may change it */
+		fail(j, -err, "source %s: %s", it->rel, strerror(err));
 		free(c.dst);
 		return;
 	}
@@ -459,6 +502,7 @@ static void *worker(void *arg)
 {
 	struct job *j = arg;
 	struct wbatch *wb = calloc(1, sizeof(*wb));
+	struct src_dir sd = { .dir = UINT64_MAX, .fd = -1 };
 
 	if (!wb) {
 		fail(j, -ENOMEM, "out of memory");
@@ -469,23 +513,37 @@ static void *worker(void *arg)
 
 		if (k >= j->norder || stopping(j))
 			break;
-		copy_one(j, &j->p->items[j->order[k]], wb);
+		copy_one(j, &j->p->items[j->order[k]], wb, &sd);
 	}
 	/* what was copied is complete and flushed: commit it even when
 	 * stopping (a resume would copy it again otherwise)
 	 */
 	flush_batch(j, wb);
+	src_dir_release(j, &sd);
 	free(wb);
 	return NULL;
 }
 
-static int larger_first(const void *a, const void *b, void *plan)
+/*
+ * Files of a unit or more first, largest first (the long copies start
+ * early and the workers end together); then the small ones directory by
+ * directory in plan order, so that a worker's open directory (struct
+ * src_dir) serves its next file too.
+ */
+static int copy_order(const void *a, const void *b, void *plan)
 {
 	const struct ingest_plan *p = plan;
-	uint64_t x = p->items[*(const uint64_t *)a].size;
-	uint64_t y = p->items[*(const uint64_t *)b].size;
+	uint64_t ia = *(const uint64_t *)a, ib = *(const uint64_t *)b;
+	const struct ingest_item *x = &p->items[ia], *y = &p->items[ib];
+	bool xl = x->size >= FAMFS_UNIT_SIZE, yl = y->size >= FAMFS_UNIT_SIZE;
 
-	return x > y ? -1 : x < y;
+	if (xl != yl)
+		return xl ? -1 : 1;
+	if (xl && x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	if (!xl && x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return ia < ib ? -1 : ia > ib;
 }
 
 int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
@@ -537,7 +595,7 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 		     (unsigned long long)free_b);
 	if (!res->error)
 		make_dirs(&j);
-	qsort_r(j.order, j.norder, sizeof(*j.order), larger_first, (void *)p);
+	qsort_r(j.order, j.norder, sizeof(*j.order), copy_order, (void *)p);
 	if (threads > 64)
 		threads = 64;
 	if (threads > j.norder)

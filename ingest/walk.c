@@ -68,7 +68,7 @@ static const char *special_why(mode_t m)
 	return "unsupported file type";
 }
 
-static int walk_dir(struct walk *w, int dfd, const char *rel)
+static int walk_dir(struct walk *w, int dfd, const char *rel, uint64_t self)
 {
 	DIR *d = fdopendir(dfd);
 	struct dirent *de;
@@ -111,6 +111,8 @@ static int walk_dir(struct walk *w, int dfd, const char *rel)
 			break;
 		}
 		it->rel = sub;
+		it->parent = self;
+		it->name_off = (uint32_t)(strlen(sub) - strlen(de->d_name));
 		fill_attrs(it, &st);
 		if (S_ISDIR(st.st_mode)) {
 			int sfd = openat(dirfd(d), de->d_name,
@@ -124,7 +126,7 @@ static int walk_dir(struct walk *w, int dfd, const char *rel)
 				r = -errno;
 				break;
 			}
-			r = walk_dir(w, sfd, sub);
+			r = walk_dir(w, sfd, sub, (uint64_t)(it - w->p->items));
 		} else if (S_ISREG(st.st_mode)) {
 			/* refuse now, before anything is copied, not half-way */
 			if (!source_surely_readable(&w->access, &st) &&
@@ -209,7 +211,7 @@ int ingest_plan_build(const char *source, const char *dest,
 	root->rel = strdup("");
 	root->kind = INGEST_DIR;
 	fill_attrs(root, &st);
-	r = walk_dir(&w, fd, "");
+	r = walk_dir(&w, fd, "", 0);
 	if (!r)
 		count_hardlinks(p);
 	if (r)

@@ -4,7 +4,10 @@
 # huge=always tmpfs, against the 2-thread memcpy bound and `cp -a` into
 # tmpfs, both measured in the same round. With BASE_CLI (another build's
 # famfs-cli) each round also runs it, back to back, for an A/B ratio.
-# Usage (root): bench/ingest/small.sh BUILD [FILES] [ROUNDS] [BASE_CLI]
+# MIXED=1: the whole tree of run.sh instead (FILES small files plus 200
+# of 1-8 MiB and 4 of 256 MiB, 2.69 GB with 20,000), every round against
+# its own memcpy bound (run.sh measures the bound once).
+# Usage (root): [MIXED=1] bench/ingest/small.sh BUILD [FILES] [ROUNDS] [BASE_CLI]
 set -eu
 B=$(realpath "${1:-build}"); N=${2:-20000}; ROUNDS=${3:-5}; BASE=${4:-}
 CLI=$B/famfs-cli/famfs-cli; HERE=$(dirname "$(realpath "$0")")
@@ -17,9 +20,11 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p "$W/xfs" "$W/devs"
 mount -t tmpfs -o huge=always,size=6G famfs-bench-small "$W/devs"
-truncate -s $(( N / 10 + 512 ))M "$W/xfs.img"; mkfs.xfs -q "$W/xfs.img"
+if [ -n "${MIXED:-}" ]; then GEN=""; IMG=$(( N / 10 + 3584 )); else GEN="0 0"; IMG=$(( N / 10 + 512 )); fi
+truncate -s ${IMG}M "$W/xfs.img"; mkfs.xfs -q "$W/xfs.img"
 mount -o loop "$W/xfs.img" "$W/xfs"
-python3 "$HERE/gen_tree.py" "$W/xfs/src" "$N" 0 0
+# shellcheck disable=SC2086 # GEN is two words or none
+python3 "$HERE/gen_tree.py" "$W/xfs/src" "$N" $GEN
 bytes=$(du -sb --apparent-size "$W/xfs/src" | cut -f1)
 find "$W/xfs/src" -type f -print0 | xargs -0 cat > /dev/null
 secs() { local a b; a=$(date +%s.%N); "$@" > /dev/null 2>&1; b=$(date +%s.%N); echo "$b - $a" | bc -l; }
@@ -31,7 +36,7 @@ ingest() { # CLI: fresh devices, mkfs, then the timed ingest
 		-d "$W/devs/dev3" --manifest "$W/devs/m.db" "$W/xfs/src" /src
 }
 echo "# $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%F %H:%M UTC')"
-echo "# $N files, $bytes bytes; ratio = ingest GB/s / 2-thread memcpy GB/s"
+echo "# ${MIXED:+whole tree: }$(find "$W/xfs/src" -type f | wc -l) files, $bytes bytes; ratio = ingest GB/s / 2-thread memcpy GB/s"
 echo "| round | memcpy GB/s | cp -a s | ingest s | vs memcpy | vs cp -a |${BASE:+ base s | base / this |}"
 echo "| --- | --- | --- | --- | --- | --- |${BASE:+ --- | --- |}"
 for r in $(seq "$ROUNDS"); do

@@ -23,6 +23,7 @@
 #include "metrics.h"
 #include "sink_mount.h"
 #include "store/store.h"
+#include "ticker.h"
 
 static const char *const ingest_fields[] = {
 	"filesystem", "source", "dest", "threads", "verify", "on_change", NULL,
@@ -115,7 +116,8 @@ static int pick_filesystem(const char *want, char *out, size_t len, char *why,
 struct watcher {
 	struct job *job;
 	struct ingest_progress *prog;
-	atomic_bool cancel, done;
+	atomic_bool cancel;
+	struct ingest_ticker tick;      /* stopped when the engine returns */
 	const char *fsname;
 	uint64_t counted_bytes, counted_files;  /* already in the metrics */
 };
@@ -139,7 +141,7 @@ static void *watch(void *arg)
 {
 	struct watcher *w = arg;
 
-	while (!atomic_load(&w->done)) {
+	do {
 		count_copied(w);
 		jobs_progress(w->job, atomic_load(&w->prog->bytes_done),
 			      atomic_load(&w->prog->bytes_total),
@@ -147,8 +149,7 @@ static void *watch(void *arg)
 			      atomic_load(&w->prog->files_total));
 		if (job_cancelled(w->job))
 			atomic_store(&w->cancel, true);
-		usleep(200000);
-	}
+	} while (ingest_ticker_wait(&w->tick, 200));
 	return NULL;
 }
 
@@ -213,6 +214,7 @@ static int ingest_run_job(struct job *j)
 		r = r ? r : -EIO;
 		goto out;
 	}
+	ingest_ticker_init(&w.tick);
 	/* without the watcher the job runs, reporting progress only at its end */
 	bool watching = pthread_create(&t, NULL, watch, &w) == 0;
 
@@ -220,9 +222,10 @@ static int ingest_run_job(struct job *j)
 		log_warn("ingest into %s: cannot start the progress thread; "
 			 "progress is reported at the end", fsname);
 	r = ingest_run(&o, &plan, &sink, &man, &prog, &res);
-	atomic_store(&w.done, true);
+	ingest_ticker_stop(&w.tick);
 	if (watching)
 		pthread_join(t, NULL);
+	ingest_ticker_destroy(&w.tick);
 	count_copied(&w);
 	jobs_progress(j, atomic_load(&prog.bytes_done), atomic_load(&prog.bytes_total),
 		      atomic_load(&prog.files_done), atomic_load(&prog.files_total));

@@ -27,6 +27,8 @@ static char dir[256];
  */
 static const char *shrink_path;
 static off_t shrink_to;
+/* When set, called between the plan and the copy (the tree changes). */
+static void (*after_plan)(void);
 static int (*lib_begin)(void *s, const char *path, uint64_t size,
 			struct ingest_target *t, char *why, size_t whylen);
 
@@ -104,6 +106,8 @@ static int do_ingest(struct env *v, const char *source, const char *dest,
 	}
 	assert_int_equal(ingest_manifest_sqlite_open(&man, v->manifest, dest, why, sizeof(why)), 0);
 	r = ingest_plan_build(source, dest, &plan, why, sizeof(why));
+	if (r == 0 && after_plan)
+		after_plan();
 	if (r == 0) {
 		r = ingest_run(&o, &plan, &sink, &man, prog, res);
 		ingest_plan_free(&plan);
@@ -530,6 +534,73 @@ static void ingest_small_source_short_read_commits_nothing_of_it(void **state)
 	unlink(file);
 }
 
+/* Directories of the swap test: the planned one and the symlink target. */
+static char swap_dir[600], swap_outside[600];
+
+static void swap_dir_for_symlink(void)
+{
+	char real[700];
+
+	snprintf(real, sizeof(real), "%s.real", swap_dir);
+	assert_int_equal(rename(swap_dir, real), 0);
+	assert_int_equal(symlink(swap_outside, swap_dir), 0);
+}
+
+/* A directory below the root replaced by a symlink to a directory outside
+ * the tree after the plan (the grandparent of a file, then its parent,
+ * the one a worker opens its files in): the job fails naming the file,
+ * and nothing of the outside directory is ingested.
+ */
+static void ingest_refuses_a_directory_swapped_for_a_symlink(void **state)
+{
+	static const char *const swapped[] = { "a", "a/b" };
+	struct ingest_result r;
+	struct ingest_progress prog;
+	char sdir[512], path[1400];
+	struct famfs_fs *fs;
+	struct env v;
+
+	(void)state;
+	sibling_dir(sdir, sizeof(sdir), "swap-src");
+	sibling_dir(swap_outside, sizeof(swap_outside), "swap-outside");
+	/* what a swapped "a" or "a/b" would lead to: outside/b/f.bin, outside/f.bin */
+	snprintf(path, sizeof(path), "%s/b", swap_outside);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/b/f.bin", swap_outside);
+	write_patterned(path, 7000);
+	snprintf(path, sizeof(path), "%s/f.bin", swap_outside);
+	write_patterned(path, 7000);
+	for (unsigned k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "rm -rf '%s' && mkdir -p '%s/a/b'", sdir, sdir);
+		assert_int_equal(system(path), 0);
+		snprintf(path, sizeof(path), "%s/a/b/f.bin", sdir);
+		write_patterned(path, 5000);
+		snprintf(path, sizeof(path), "%s/top.bin", sdir);
+		write_patterned(path, 3000);
+		snprintf(swap_dir, sizeof(swap_dir), "%s/%s", sdir, swapped[k]);
+		env_make(&v, 2, 64 * FAMFS_MiB, 8 * FAMFS_MiB);
+
+		after_plan = swap_dir_for_symlink;
+		int e = do_ingest(&v, sdir, "/s", INGEST_CHANGED_KEEP, NULL, &r, &prog);
+
+		after_plan = NULL;
+		/* a symlink inside the path: ELOOP; as the last name (opened
+		 * O_DIRECTORY | O_NOFOLLOW): ENOTDIR
+		 */
+		assert_true(e == -ELOOP || e == -ENOTDIR);
+		printf("failed as it should (%s swapped): %s\n", swapped[k], r.message);
+		assert_non_null(strstr(r.message, "source a/b/f.bin"));
+		/* the code returned is the one the message names */
+		assert_non_null(strstr(r.message, strerror(-e)));
+		fs = env_open(&v, FAMFS_OPEN_CLIENT);
+		assert_null(famfs_lookup(fs, "/s/a/b/f.bin"));
+		famfs_close(fs);
+		fsck_clean(&v);
+	}
+	snprintf(path, sizeof(path), "rm -rf '%s' '%s'", sdir, swap_outside);
+	assert_int_equal(system(path), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -539,6 +610,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(ingest_large_patterned_file_identical_with_its_hash),
 		cmocka_unit_test(ingest_source_short_read_commits_nothing_of_it),
 		cmocka_unit_test(ingest_small_source_short_read_commits_nothing_of_it),
+		cmocka_unit_test(ingest_refuses_a_directory_swapped_for_a_symlink),
 	};
 	int rc;
 
