@@ -5,11 +5,8 @@
 # Usage: curl_lazy.sh FAMFS_CLI
 set -u
 CLI=$1
-W=$(mktemp -d "${TMPDIR:-/dev/shm}/famfs-curl-lazy.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-fails=0
-ok()  { printf 'ok   %s\n' "$1"; }
-bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
+cli_workdir curl-lazy
 # loads WHAT CMD...: the shared objects ld.so loaded for CMD (LD_DEBUG=libs)
 loads() {
 	LD_DEBUG=libs LD_DEBUG_OUTPUT="$W/ld" "$@" >"$W/out" 2>"$W/err"
@@ -40,7 +37,7 @@ rc=$(cat "$W/rc")
 # namespace (the host's library is untouched)
 so=$(ldconfig -p | awk '$1 == "libcurl.so.4" && /x86-64/ { print $NF; exit }')
 if [ -z "$so" ] || ! unshare -m true 2>/dev/null; then
-	[ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
+	cli_tally
 	echo "skip: no libcurl.so.4 in ldconfig -p, or no unshare -m (not root)"
 	exit 77
 fi
@@ -55,5 +52,4 @@ unshare -m sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$W/empty" 
 	"$CLI" fsck "$W/d0" "$W/d1" >"$W/out" 2>"$W/err" &&
 	ok "without a loadable libcurl: fsck still works" ||
 	bad "without a loadable libcurl: fsck failed: $(cat "$W/err")"
-[ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
-echo "all passed"
+cli_tally

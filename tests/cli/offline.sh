@@ -3,11 +3,8 @@
 # Usage: offline.sh FAMFS_CLI
 set -u
 CLI=$1
-W=$(mktemp -d "${TMPDIR:-/dev/shm}/famfs-cli-test.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-fails=0
-ok()   { printf 'ok   %s\n' "$1"; }
-bad()  { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
+cli_workdir cli-test
 # expect RC "description" cmd...: exit code and (optional) message check
 expect() {
 	want=$1; what=$2; shift 2
@@ -91,5 +88,4 @@ expect 0 "ls still works from the backup" $CLI ls $DEVS -d $W/d4
 expect 8 "fsck on a device that is not there" $CLI fsck $W/nope
 expect 16 "fsck usage" $CLI fsck
 expect 2 "unknown command" $CLI frobnicate
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+cli_tally

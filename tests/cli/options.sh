@@ -4,15 +4,10 @@
 # Usage: options.sh FAMFS_CLI
 set -u
 CLI=$1
-W=$(mktemp -d "${TMPDIR:-/dev/shm}/famfs-cli-opt.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-fails=0
-checks=0
-ok()   { printf 'ok   %s\n' "$1"; }
-bad()  { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
+cli_workdir cli-opt
 expect() {  # expect RC MESSAGE description cmd...
 	want=$1; msg=$2; what=$3; shift 3
-	checks=$((checks + 1))
 	"$@" > "$W/out" 2> "$W/err"; rc=$?
 	if [ "$rc" != "$want" ]; then
 		bad "$what: rc $rc, want $want: $(cat "$W/err")"
@@ -46,4 +41,4 @@ cmp -s "$W/d0" "$W/d0.before" && ok "device unchanged" || bad "a refused command
 $CLI ls $DEVS / > "$W/ls" 2>&1 || bad "ls after the refusals"
 grep -q . "$W/ls" && bad "a refused create left a file: $(cat "$W/ls")"
 [ $checks -gt 0 ] || bad "no checks ran"
-[ $fails -eq 0 ] && echo "all $checks passed" || { echo "$fails of $checks failed"; exit 1; }
+cli_tally

@@ -7,12 +7,8 @@
 # Usage: output_formats.sh FAMFS_CLI
 set -u
 CLI=$1
-W=$(mktemp -d "${TMPDIR:-/tmp}/famfs-cli-out.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-fails=0
-checks=0
-ok()  { checks=$((checks + 1)); printf 'ok   %s\n' "$1"; }
-bad() { checks=$((checks + 1)); fails=$((fails + 1)); printf 'FAIL %s\n' "$1"; }
+. "$(dirname "$0")/lib.sh"
+cli_workdir cli-out /tmp
 # run RC what cmd...: stdout in $W/out, stderr in $W/err
 run() {
 	local want=$1 what=$2; shift 2
@@ -153,4 +149,4 @@ run 2 "validate -o table" "$CLI" validate -o table "$W/bad.yaml" &&
 	  bad "validate -o table: $(cat "$W/err")"; }
 
 [ $checks -gt 50 ] || bad "only $checks checks ran"
-[ $fails -eq 0 ] && echo "all $checks passed" || { echo "$fails of $checks failed"; exit 1; }
+cli_tally
