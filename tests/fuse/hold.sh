@@ -9,11 +9,7 @@ FUSED=$1 CLI=$2 UTIL=$3
 . "$(dirname "$0")/lib.sh"
 
 make_fs 2 64MiB
-M=$T/master C=$T/client
-mount_fs master "$M"
-MPID=$LAST_PID
-mount_fs client "$C" --client
-CPID=$LAST_PID
+mount_master_and_client
 
 "$UTIL" write 14 4194304 "$M/held" trunc || die "write held"
 "$UTIL" waitfor "$C/held" exists 30 || die "held never reached the client"

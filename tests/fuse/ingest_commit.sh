@@ -8,11 +8,7 @@ FUSED=$1 CLI=$2 UTIL=$3
 . "$(dirname "$0")/lib.sh"
 
 make_fs 2 64MiB
-M=$T/master C=$T/client
-mount_fs master "$M"
-MPID=$LAST_PID
-mount_fs client "$C" --client
-CPID=$LAST_PID
+mount_master_and_client
 free0=$(df -B1 --output=avail "$M" | tail -1)
 
 "$UTIL" ingest 21 5000000 "$M/kept" commit || die "ingest with commit"

@@ -71,6 +71,16 @@ mount_fs() {
 	mountpoint -q "$dir" || die "$dir is not a mount point after ready"
 }
 
+# mount_master_and_client [MASTER_OPTIONS...]: a master on $M and a client
+# on $C (both in $T) over $DEVS; their pids in $MPID and $CPID.
+mount_master_and_client() {
+	M=$T/master C=$T/client
+	mount_fs master "$M" "$@"
+	MPID=$LAST_PID
+	mount_fs client "$C" --client
+	CPID=$LAST_PID
+}
+
 # umount_fs DIR PID: unmount and wait for the server to exit 0.
 umount_fs() {
 	fusermount3 -u "$1" || die "fusermount3 -u $1"

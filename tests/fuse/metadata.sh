@@ -10,11 +10,8 @@ FUSED=$1 CLI=$2 UTIL=$3
 . "$(dirname "$0")/lib.sh"
 
 make_fs 2 256MiB
-M=$T/master C=$T/client S=$T/src
-mount_fs master "$M"
-MPID=$LAST_PID
-mount_fs client "$C" --client
-CPID=$LAST_PID
+S=$T/src
+mount_master_and_client
 
 # A source tree with distinct modes, owners and times everywhere.
 mkdir -p "$S/d1/d2" "$S/empty-dir" "$S/open"

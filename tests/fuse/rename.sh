@@ -11,11 +11,7 @@ FUSED=$1 CLI=$2 UTIL=$3
 . "$(dirname "$0")/lib.sh"
 
 make_fs 2 128MiB
-M=$T/master C=$T/client
-mount_fs master "$M"
-MPID=$LAST_PID
-mount_fs client "$C" --client
-CPID=$LAST_PID
+mount_master_and_client
 
 # client_sees PATH SEED SIZE: the client shows PATH with those bytes (polled)
 client_sees() {

@@ -7,11 +7,7 @@ FUSED=$1 CLI=$2 UTIL=$3
 . "$(dirname "$0")/lib.sh"
 
 make_fs 2 64MiB
-M=$T/master C=$T/client
-mount_fs master "$M"
-MPID=$LAST_PID
-mount_fs client "$C" --client
-CPID=$LAST_PID
+mount_master_and_client
 "$UTIL" write 1 1000000 "$M/f" seq || die "write"
 "$UTIL" waitfor "$C/f" exists 30 || die "f never reached the client"
 
