@@ -150,6 +150,20 @@ static int set_devices_online(const char *set, struct api_resp *r)
 	return ret;
 }
 
+/* The device paths of @set for mkfs or adopt: every device online, at
+ * least one. Free them with fs_paths_free().
+ */
+static int usable_set_paths(const char *set, char ***paths, unsigned *n,
+			    struct api_resp *r)
+{
+	if (set_devices_online(set, r))
+		return -1;
+	if (set_device_paths(set, paths, n))
+		return api_error(r, 400, "invalid_value", "interleave set '%s' "
+				 "has no devices", set);
+	return 0;
+}
+
 static int do_mkfs(const char *set, uint64_t log_size, const char *master,
 		   bool force, char uuid[37], struct api_resp *r)
 {
@@ -161,11 +175,8 @@ static int do_mkfs(const char *set, uint64_t log_size, const char *master,
 	unsigned n;
 	int e;
 
-	if (set_devices_online(set, r))
+	if (usable_set_paths(set, &paths, &n, r))
 		return -1;
-	if (set_device_paths(set, &paths, &n))
-		return api_error(r, 400, "invalid_value", "interleave set '%s' "
-				 "has no devices", set);
 	e = famfs_mkfs((const char *const *)paths, n, &o, &u, &fe);
 	fs_paths_free(paths, n);
 	if (e)
@@ -186,11 +197,8 @@ static int do_adopt(const char *set, char uuid[37], uint64_t *log_size,
 	unsigned n;
 	int e;
 
-	if (set_devices_online(set, r))
+	if (usable_set_paths(set, &paths, &n, r))
 		return -1;
-	if (set_device_paths(set, &paths, &n))
-		return api_error(r, 400, "invalid_value", "interleave set '%s' "
-				 "has no devices", set);
 	e = famfs_open((const char *const *)paths, n, &o, &fs, &fe);
 	fs_paths_free(paths, n);
 	if (e)
