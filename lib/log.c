@@ -330,15 +330,17 @@ int famfs_log_scan(struct famfs_fs *fs, struct famfs_err *e)
 			p = window_get(fs, &w, fs->tail, l, &avail);
 
 		/* Each new name costs a cache miss in the name table: start
-		 * loading the slots of the next few entries while this one
-		 * applies (a hint: those entries are validated when their
-		 * turn comes).
+		 * loading the slots of the next entries while these apply
+		 * (a hint: those entries are validated when their turn
+		 * comes), in bursts (internal.h).
 		 */
 		if (ahead < fs->tail)
 			ahead = fs->tail;
-		while (ahead - fs->tail < FAMFS_PREFETCH_BYTES &&
-		       (l = famfs_entry_prefetch(fs, p, ahead - fs->tail, avail)))
-			ahead += l;
+		if (ahead - fs->tail < FAMFS_PREFETCH_LOW)
+			while (ahead - fs->tail < FAMFS_PREFETCH_BYTES &&
+			       (l = famfs_entry_prefetch(fs, p, ahead - fs->tail,
+							 avail)))
+				ahead += l;
 		len = entry_check_at(fs, p, avail, fs->last_seq + 1, why,
 				     sizeof(why));
 		if (len > (int64_t)hdr)
