@@ -282,7 +282,16 @@ static const uint8_t *window_get(struct famfs_fs *fs, struct log_window *w,
 	*avail = fs->log_size - off;
 	if (!w->copy)
 		return fs->log + off;
-	memcpy(&magic, fs->log + off, sizeof(magic));
+	/* Is there an entry to copy? A poll (nothing copied yet) looks
+	 * through the mapping, at the page it looked at last time. A scan
+	 * that has copied before asks by reading the magic: it is refilling
+	 * every 2 MiB, and the first touch of each 2 MiB of a mapping costs
+	 * ~80 us here (a new page-table page) against ~3 us for the read.
+	 */
+	if (!w->len || pread(fs->dev[0]->fd, &magic, sizeof(magic),
+			     (off_t)(fs->sb.log_offset + off)) !=
+			       (ssize_t)sizeof(magic))
+		memcpy(&magic, fs->log + off, sizeof(magic));
 	if (magic != FAMFS_ENTRY_MAGIC)
 		return fs->log + off;
 	if (want > fs->log_size - off)
