@@ -121,8 +121,9 @@ struct ino_table {
 /* arena.c: nodes and maps, in 8-byte classes up to FAMFS_ARENA_MAX. */
 #define FAMFS_ARENA_MAX 4096
 struct famfs_arena {
-	void *chunks;
-	uint8_t *cur, *end;
+	void *chunks;                 /* the slabs, newest first */
+	uint8_t *cur, *end;           /* what is left of the current chunk */
+	uint8_t *slab_end;            /* end of the newest slab */
 	void *free[FAMFS_ARENA_MAX / 8 + 1];
 };
 void *famfs_arena_alloc(struct famfs_arena *a, size_t size);
