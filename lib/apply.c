@@ -530,12 +530,14 @@ static int apply_batch(struct famfs_fs *fs, const struct famfs_entry_hdr *b,
 		uint64_t seq = b->seq + 1 + i;
 		uint32_t l;
 
-		/* prefetch a few inner entries ahead (see famfs_log_scan) */
+		/* prefetch inner entries ahead, in bursts (famfs_log_scan) */
 		if (ahead < off)
 			ahead = off;
-		while (ahead - off < FAMFS_PREFETCH_BYTES &&
-		       (l = famfs_entry_prefetch(fs, (const uint8_t *)b, ahead, b->len)))
-			ahead += l;
+		if (ahead - off < FAMFS_PREFETCH_LOW)
+			while (ahead - off < FAMFS_PREFETCH_BYTES &&
+			       (l = famfs_entry_prefetch(fs, (const uint8_t *)b,
+							 ahead, b->len)))
+				ahead += l;
 
 		if (famfs_batch_inner_check(b, off, seq, why, whylen))
 			return -EBADMSG; /* the rest cannot be found */

@@ -121,8 +121,9 @@ struct ino_table {
 /* arena.c: nodes and maps, in 8-byte classes up to FAMFS_ARENA_MAX. */
 #define FAMFS_ARENA_MAX 4096
 struct famfs_arena {
-	void *chunks;
-	uint8_t *cur, *end;
+	void *chunks;                 /* the slabs, newest first */
+	uint8_t *cur, *end;           /* what is left of the current chunk */
+	uint8_t *slab_end;            /* end of the newest slab */
 	void *free[FAMFS_ARENA_MAX / 8 + 1];
 };
 void *famfs_arena_alloc(struct famfs_arena *a, size_t size);
@@ -367,8 +368,17 @@ int famfs_apply_entry(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 /* Replay's look-ahead: prefetch what the entry at @off (in @len bytes
  * from @base, not yet validated) will touch; returns its length, or 0 if
  * it does not look like an entry.
+ *
+ * It runs in bursts: when less than FAMFS_PREFETCH_LOW bytes of entries
+ * ahead of the applier have been looked at, it looks at entries up to
+ * FAMFS_PREFETCH_BYTES ahead in one go (~30 typical FILE entries). One
+ * entry at a time, each prefetch's address chain (parent cache set,
+ * directory node, name-table slot, with its TLB walk) stalled the
+ * applier on its own; in a burst the chains of many entries overlap
+ * (bench/results/lib.md, 2026-12-05).
  */
-#define FAMFS_PREFETCH_BYTES 1024      /* ~8 typical FILE entries */
+#define FAMFS_PREFETCH_BYTES 4096
+#define FAMFS_PREFETCH_LOW 512
 uint32_t famfs_entry_prefetch(struct famfs_fs *fs, const uint8_t *base,
 			      uint64_t off, uint64_t len);
 /* Check the inner entry at @off of a batch (structure, seq, type). */

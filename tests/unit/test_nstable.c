@@ -254,6 +254,63 @@ static void name_hash_uses_every_byte(void **state)
 	assert_true(maxb < 2 * 100000 / ARRAY_SIZE(buckets));
 }
 
+/* The node arena hands out 2 MiB chunks of 32 MiB slabs (arena.c): blocks
+ * of every size across several slabs are 8-byte aligned, inside 48 bits
+ * (the name table's pointers), never overlap, and a freed block is what
+ * the next allocation of its size class gets.
+ */
+#define ARENA_BLOCKS 40000
+
+static size_t arena_size(int i)
+{
+	return 1 + (size_t)(i * 2654435761u % FAMFS_ARENA_MAX); /* 1-4096 */
+}
+
+static void arena_blocks_span_slabs_and_are_reused(void **state)
+{
+	struct famfs_arena a;
+	uint8_t **b = calloc(ARENA_BLOCKS, sizeof(*b));
+	uint64_t total = 0;
+
+	(void)state;
+	assert_non_null(b);
+	memset(&a, 0, sizeof(a));
+	for (int i = 0; i < ARENA_BLOCKS; i++) {
+		b[i] = famfs_arena_alloc(&a, arena_size(i));
+		assert_non_null(b[i]);
+		assert_int_equal((uintptr_t)b[i] % 8, 0);
+		assert_int_equal(((uintptr_t)b[i] + arena_size(i) - 1) >>
+				 FAMFS_SLOT_PTR_BITS, 0);
+		memset(b[i], i & 0xff, arena_size(i));
+		total += arena_size(i);
+	}
+	assert_true(total > 2 * 32 * FAMFS_MiB); /* more than two slabs */
+	assert_null(famfs_arena_alloc(&a, FAMFS_ARENA_MAX + 1));
+	for (int i = 0; i < ARENA_BLOCKS; i++)
+		for (size_t k = 0; k < arena_size(i); k++)
+			if (b[i][k] != (uint8_t)i)
+				fail_msg("block %d byte %zu overwritten", i, k);
+	/* freed blocks come back, the last freed first, by size class */
+	for (int i = 0; i < ARENA_BLOCKS; i += 3)
+		famfs_arena_free(&a, b[i], arena_size(i));
+	for (int i = ARENA_BLOCKS - 1 - (ARENA_BLOCKS - 1) % 3; i >= 0; i -= 3) {
+		uint8_t *p = famfs_arena_alloc(&a, arena_size(i));
+
+		/* in descending order, the last freed block of the class
+		 * still on its list is this very one
+		 */
+		assert_ptr_equal(p, b[i]);
+		memset(p, i & 0xff, arena_size(i));
+	}
+	for (int i = 0; i < ARENA_BLOCKS; i++)
+		for (size_t k = 0; k < arena_size(i); k++)
+			if (b[i][k] != (uint8_t)i)
+				fail_msg("block %d byte %zu overwritten after reuse", i, k);
+	famfs_arena_destroy(&a);
+	assert_null(a.chunks);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +318,7 @@ int main(void)
 		cmocka_unit_test(parent_cache_follows_a_recreated_directory),
 		cmocka_unit_test(parent_cache_keeps_two_directories_of_a_set),
 		cmocka_unit_test(name_hash_uses_every_byte),
+		cmocka_unit_test(arena_blocks_span_slabs_and_are_reused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
