@@ -20,6 +20,7 @@
 
 #include "ingest.h"
 #include "manifest_sqlite.h"
+#include "uring.h"
 
 static const char *src;
 static char dir[256];
@@ -28,6 +29,8 @@ static char dir[256];
  */
 static const char *shrink_path;
 static off_t shrink_to;
+/* ingest_opts.plain_io of the next do_ingest() */
+static bool plain_io;
 /* When set, called between the plan and the copy (the tree changes). */
 static void (*after_plan)(void);
 static int (*lib_begin)(void *s, const char *path, uint64_t size,
@@ -91,7 +94,8 @@ static int do_ingest(struct env *v, const char *source, const char *dest,
 	struct ingest_manifest man;
 	struct ingest_plan plan;
 	struct ingest_opts o = { .source = source, .dest = dest, .threads = 2,
-				 .verify = true, .changed = pol, .cancel = cancel };
+				 .verify = true, .changed = pol, .cancel = cancel,
+				 .plain_io = plain_io };
 	char why[512];
 	int r;
 
@@ -496,6 +500,80 @@ static void ingest_source_short_read_commits_nothing_of_it(void **state)
 	unlink(other);
 }
 
+/* Files io_uring reads whole: more than 0 bytes, at most one copy piece. */
+static uint64_t small_files_of(const char *source)
+{
+	struct ingest_plan p;
+	char why[256];
+	uint64_t n = 0;
+
+	assert_int_equal(ingest_plan_build(source, "/x", &p, why, sizeof(why)), 0);
+	for (uint64_t i = 0; i < p.nitems; i++)
+		if (p.items[i].kind == INGEST_FILE && p.items[i].size > 0 &&
+		    p.items[i].size <= 256 * 1024)
+			n++;
+	ingest_plan_free(&p);
+	return n;
+}
+
+/* The tree through io_uring (where the kernel allows it) and with plain
+ * system calls (forced by the option): the same files, bytes, attributes
+ * and manifest checksums either way; the plain run never used io_uring,
+ * the other read every small file through it.
+ */
+static void ingest_io_uring_and_plain_io_give_the_same_tree(void **state)
+{
+	struct ingest_manifest man;
+	struct ingest_record a, b;
+	struct ingest_result r;
+	struct ingest_progress prog;
+	struct ingest_plan p;
+	struct env v;
+	char why[256];
+	struct uring_reader *u = uring_reader_new();
+	bool have_uring = u != NULL;
+
+	(void)state;
+	uring_reader_free(u);
+	printf("io_uring %s here\n", have_uring ? "available" : "unavailable");
+	env_make(&v, 4, 256 * FAMFS_MiB, 16 * FAMFS_MiB);
+	plain_io = true;
+	assert_int_equal(do_ingest(&v, src, "/plain", INGEST_CHANGED_KEEP, NULL, &r, &prog), 0);
+	plain_io = false;
+	assert_int_equal(r.files_uring, 0);
+	uint64_t files = r.files_copied;
+
+	assert_int_equal(check_tree(&v, "/plain", false), files);
+	assert_int_equal(do_ingest(&v, src, "/uring", INGEST_CHANGED_KEEP, NULL, &r, &prog), 0);
+	assert_int_equal(r.files_copied, files);
+	assert_int_equal(r.files_verified, files);
+	printf("%llu of %llu files read through io_uring\n",
+	       (unsigned long long)r.files_uring, (unsigned long long)files);
+	assert_int_equal(r.files_uring, have_uring ? small_files_of(src) : 0);
+	assert_int_equal(check_tree(&v, "/uring", false), files);
+
+	/* the checksums recorded are the same, file by file */
+	assert_int_equal(ingest_plan_build(src, "/x", &p, why, sizeof(why)), 0);
+	for (uint64_t i = 0; i < p.nitems; i++) {
+		const char *rel = p.items[i].rel;
+
+		if (p.items[i].kind != INGEST_FILE)
+			continue;
+		assert_int_equal(ingest_manifest_sqlite_open(&man, v.manifest, "/plain",
+							     why, sizeof(why)), 0);
+		assert_int_equal(man.ops->get(man.m, rel, &a), 0);
+		ingest_manifest_sqlite_close(&man);
+		assert_int_equal(ingest_manifest_sqlite_open(&man, v.manifest, "/uring",
+							     why, sizeof(why)), 0);
+		assert_int_equal(man.ops->get(man.m, rel, &b), 0);
+		ingest_manifest_sqlite_close(&man);
+		assert_int_equal(a.checksum, b.checksum);
+		assert_int_equal(a.size, b.size);
+	}
+	ingest_plan_free(&p);
+	fsck_clean(&v);
+}
+
 /* A small file (read in one piece) shrinks after the plan: the job fails
  * naming it and the offset; nothing of it is committed, and the next run
  * copies it.
@@ -706,6 +784,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(ingest_bad_input_changes_nothing),
 		cmocka_unit_test(ingest_large_patterned_file_identical_with_its_hash),
 		cmocka_unit_test(ingest_source_short_read_commits_nothing_of_it),
+		cmocka_unit_test(ingest_io_uring_and_plain_io_give_the_same_tree),
 		cmocka_unit_test(ingest_small_source_short_read_commits_nothing_of_it),
 		cmocka_unit_test(ingest_refuses_a_directory_swapped_for_a_symlink),
 		cmocka_unit_test(ingest_plan_is_the_depth_first_walk),
