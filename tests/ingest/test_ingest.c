@@ -721,9 +721,10 @@ static void ref_walk_dir(struct ref_walk *w, const char *root, const char *rel, 
 	closedir(d);
 }
 
-/* The plan (its directories listed by several threads) lays the tree out
- * exactly as the one-threaded depth-first walk: same items in the same
- * order, each with its directory's index, the counts of the plan right.
+/* The plan lays the tree out depth first: each directory's entries in
+ * readdir order, a subdirectory's tree right after its entry, each item
+ * with its directory's index (copy_order() and the workers' open
+ * directory rely on it), the counts of the plan right.
  */
 static void ingest_plan_is_the_depth_first_walk(void **state)
 {
