@@ -61,5 +61,5 @@ for r in $(seq "$ROUNDS"); do
 		"$(echo "$bytes / $ti / 1000000000 / $mb" | bc -l)" \
 		"$(echo "$tc / $ti" | bc -l)" "$extra"
 done
-cached=$(find "$W/xfs/src" -type f -print0 | xargs -0 fincore -b -n -o RES | awk '{s += $1} END {print s + 0}')
+cached=$(find "$W/xfs/src" -type f -print0 | xargs -0 fincore -b -n -o RES | awk '{s += $1} END {printf "%d", s}')
 echo "# source in the page cache after the rounds: $cached of $bytes bytes"
