@@ -614,7 +614,7 @@ static void ingest_small_source_short_read_commits_nothing_of_it(void **state)
 }
 
 /* Directories of the swap test: the planned one and the symlink target. */
-static char swap_dir[600], swap_outside[600];
+static char swap_dir[600], swap_outside[600], swap_target[700];
 
 static void swap_dir_for_symlink(void)
 {
@@ -622,17 +622,21 @@ static void swap_dir_for_symlink(void)
 
 	snprintf(real, sizeof(real), "%s.real", swap_dir);
 	assert_int_equal(rename(swap_dir, real), 0);
-	assert_int_equal(symlink(swap_outside, swap_dir), 0);
+	assert_int_equal(symlink(swap_target, swap_dir), 0);
 }
 
 /* A directory below the root replaced by a symlink to a directory outside
  * the tree after the plan (the grandparent of a file, then its parent,
- * the one a worker opens its files in): the job fails naming the file,
- * and nothing of the outside directory is ingested.
+ * the one a worker opens its files in), then the file itself by a symlink
+ * to a file outside: the job fails naming the file, and nothing from
+ * outside is ingested.
  */
 static void ingest_refuses_a_directory_swapped_for_a_symlink(void **state)
 {
-	static const char *const swapped[] = { "a", "a/b" };
+	/* the file itself too: a small file, read through io_uring where it
+	 * works, whose open there is refused as on the plain path
+	 */
+	static const char *const swapped[] = { "a", "a/b", "a/b/f.bin" };
 	struct ingest_result r;
 	struct ingest_progress prog;
 	char sdir[512], path[1400];
@@ -649,7 +653,7 @@ static void ingest_refuses_a_directory_swapped_for_a_symlink(void **state)
 	write_patterned(path, 7000);
 	snprintf(path, sizeof(path), "%s/f.bin", swap_outside);
 	write_patterned(path, 7000);
-	for (unsigned k = 0; k < 2; k++) {
+	for (unsigned k = 0; k < 3; k++) {
 		snprintf(path, sizeof(path), "rm -rf '%s' && mkdir -p '%s/a/b'", sdir, sdir);
 		assert_int_equal(system(path), 0);
 		snprintf(path, sizeof(path), "%s/a/b/f.bin", sdir);
@@ -657,6 +661,9 @@ static void ingest_refuses_a_directory_swapped_for_a_symlink(void **state)
 		snprintf(path, sizeof(path), "%s/top.bin", sdir);
 		write_patterned(path, 3000);
 		snprintf(swap_dir, sizeof(swap_dir), "%s/%s", sdir, swapped[k]);
+		/* a directory for a directory, outside/f.bin for the file */
+		snprintf(swap_target, sizeof(swap_target), "%s%s", swap_outside,
+			 k == 2 ? "/f.bin" : "");
 		env_make(&v, 2, 64 * FAMFS_MiB, 8 * FAMFS_MiB);
 
 		after_plan = swap_dir_for_symlink;
