@@ -114,10 +114,11 @@ static int ingest_offline(struct ingest_cmd *c)
 	snprintf(mpath, sizeof(mpath), "%s", c->manifest ? c->manifest : "");
 	if (!c->manifest)
 		snprintf(mpath, sizeof(mpath), "%s.manifest.db", c->devs.paths[0]);
-	bool planned = false;
-
-	if (ingest_manifest_sqlite_open(&man, mpath, c->dst, why, sizeof(why))) {
+	if (ingest_manifest_sqlite_open(&man, mpath, c->dst, why, sizeof(why)) ||
+	    ingest_plan_build(c->src, c->dst, &plan, why, sizeof(why))) {
 		cli_error("ingest", "%s", why);
+		if (man.m)
+			ingest_manifest_sqlite_close(&man);
 		famfs_close(fs);
 		return CLI_EXIT_FAIL;
 	}
@@ -125,30 +126,18 @@ static int ingest_offline(struct ingest_cmd *c)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	ingest_ticker_init(&run.tick);
-	/* without its thread the copy still runs, only unseen; until the
-	 * plan is done it shows "planning…" (no total yet)
-	 */
+	/* without its thread the copy still runs, only unseen */
 	bool shown = pthread_create(&t, NULL, show_progress, &run) == 0;
 
 	if (!shown)
 		cli_error("ingest", "cannot start the progress thread: progress "
 			  "is not shown");
-	/* the walk overlapped with the copy; nothing is committed before
-	 * the plan and its checks are done
-	 */
-	r = ingest_plan_and_run(&o, &plan, &sink, &man, &run.prog, &res, &planned,
-				why, sizeof(why));
+	r = ingest_run(&o, &plan, &sink, &man, &run.prog, &res);
 	run.how = r ? "failed" : "done";
 	ingest_ticker_stop(&run.tick);
 	if (shown)
 		pthread_join(t, NULL);
 	ingest_ticker_destroy(&run.tick);
-	if (!planned) {
-		cli_error("ingest", "%s", why);
-		ingest_manifest_sqlite_close(&man);
-		famfs_close(fs);
-		return CLI_EXIT_FAIL;
-	}
 	printf("%llu copied, %llu already there, %llu changed at the source, "
 	       "%llu verified; skipped %llu special files; %llu hard links copied "
 	       "as files; %llu sparse files filled\n",

@@ -167,36 +167,6 @@ int ingest_plan_build(const char *source, const char *dest,
 		      struct ingest_plan *p, char *why, size_t whylen);
 void ingest_plan_free(struct ingest_plan *p);
 
-/* Told of each regular file as the walk finds it (on the walking thread):
- * its index in the plan, the item (valid during the call only; it->rel
- * and @dir_rel, its directory's path, stay valid until the plan is freed).
- */
-struct ingest_walk_observer {
-	void (*file)(void *arg, uint64_t index, const struct ingest_item *it,
-		     const char *dir_rel);
-	void *arg;
-};
-int ingest_plan_build_observed(const char *source, const char *dest,
-			       struct ingest_plan *p, char *why, size_t whylen,
-			       const struct ingest_walk_observer *obs);
-
-/*
- * ingest_plan_and_run() - ingest_plan_build() and ingest_run() with the
- * walk overlapped with the copy: while the walk goes on, one worker
- * copies files it has found into reserved, uncommitted space (only into a
- * destination that does not exist yet, where every file is a copy). Same
- * guarantees: a plan that fails, a file that is not a fresh copy after
- * all, a lack of space or a cancel gives every such reservation back;
- * nothing is committed before the plan, the decisions, the space check
- * and the directories are done. *@planned says whether the plan
- * succeeded (else @why says why, and @res is not filled); the plan is
- * left in @p for the caller to free.
- */
-int ingest_plan_and_run(const struct ingest_opts *o, struct ingest_plan *p,
-			struct ingest_sink *sink, struct ingest_manifest *man,
-			struct ingest_progress *prog, struct ingest_result *res,
-			bool *planned, char *why, size_t whylen);
-
 /*
  * ingest_run() - copy the planned tree: directories first, then files in
  * @threads workers, each file reserved, copied with its checksum computed

@@ -30,8 +30,6 @@
 
 enum action { ACT_NONE, ACT_COPY, ACT_SKIP };
 
-struct done_copy;
-
 struct job {
 	const struct ingest_opts *o;
 	const struct ingest_plan *p;
@@ -45,8 +43,6 @@ struct job {
 	atomic_uint_fast64_t next;
 	atomic_bool failed;
 	atomic_uint_fast64_t res_uring_files;
-	/* copies made while the plan was walked, by item index (or NULL) */
-	struct done_copy **spec;
 	pthread_mutex_t lock;
 };
 
@@ -622,19 +618,7 @@ static void copy_or_stage(struct job *j, const struct ingest_item *it,
 {
 	struct done_copy *c;
 	void *dst;
-	uint64_t idx = (uint64_t)(it - j->p->items);
 
-	if (j->spec && j->spec[idx]) {
-		/* copied while the plan was walked: commit it with the batch */
-		struct done_copy sc = *j->spec[idx];
-
-		free(j->spec[idx]);
-		j->spec[idx] = NULL;
-		atomic_fetch_add_explicit(&j->prog->bytes_done, it->size,
-					  memory_order_relaxed);
-		copied(j, &sc, wb);
-		return;
-	}
 	/* a group is of one directory, the one g->sd holds: read it first */
 	if (g->n && g->c[0].it->parent != it->parent)
 		read_group(j, g, wb);
@@ -716,28 +700,12 @@ static int copy_order(const void *a, const void *b, void *plan)
 	return ia < ib ? -1 : ia > ib;
 }
 
-/* Give back every copy made during the walk that is still uncommitted. */
-static void spec_release(struct job *j)
-{
-	if (!j->spec)
-		return;
-	for (uint64_t i = 0; i < j->p->nitems; i++)
-		if (j->spec[i]) {
-			drop(j, j->spec[i]);
-			free(j->spec[i]);
-			j->spec[i] = NULL;
-		}
-}
-
-static int run_job(const struct ingest_opts *o, const struct ingest_plan *p,
-		   struct ingest_sink *sink, struct ingest_manifest *man,
-		   struct ingest_progress *prog, struct ingest_result *res,
-		   struct done_copy **spec)
+int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
+	       struct ingest_sink *sink, struct ingest_manifest *man,
+	       struct ingest_progress *prog, struct ingest_result *res)
 {
 	struct job j = { .o = o, .p = p, .sink = sink, .man = man, .prog = prog,
-			 .res = res, .spec = spec };
-	uint64_t spec_bytes = 0;
-	bool spec_ok = true;
+			 .res = res };
 	unsigned threads = o->threads ? o->threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t need = 0, free_b;
 	pthread_t tid[64];
@@ -749,7 +717,6 @@ static int run_job(const struct ingest_opts *o, const struct ingest_plan *p,
 		res->error = -errno;
 		snprintf(res->message, sizeof(res->message), "source %s: %s", o->source,
 			 strerror(errno));
-		spec_release(&j);
 		return res->error;
 	}
 	j.order = malloc((p->files + 1) * sizeof(*j.order));
@@ -760,15 +727,7 @@ static int run_job(const struct ingest_opts *o, const struct ingest_plan *p,
 
 		if (it->kind != INGEST_FILE)
 			continue;
-		enum action act = decide(&j, it);
-
-		if (spec && spec[i]) {
-			if (act == ACT_COPY)
-				spec_bytes += famfs_fmap_bytes(spec[i]->t.map);
-			else
-				spec_ok = false;
-		}
-		switch (act) {
+		switch (decide(&j, it)) {
 		case ACT_COPY:
 			j.order[j.norder++] = i;
 			need += ingest_estimate_alloc(it->size, sink->ndev);
@@ -782,15 +741,7 @@ static int run_job(const struct ingest_opts *o, const struct ingest_plan *p,
 			break;
 		}
 	}
-	if (!spec_ok) {
-		/* not all fresh copies after all: decide again without them */
-		spec_release(&j);
-		spec_bytes = 0;
-	}
-	/* space already reserved for copies made during the walk is needed
-	 * by them: count it as free for the check
-	 */
-	free_b = sink->ops->free_bytes(sink->s) + spec_bytes;
+	free_b = sink->ops->free_bytes(sink->s);
 	if (!res->error && need > free_b)
 		fail(&j, -ENOSPC, "the destination lacks space: %llu files need about "
 		     "%llu bytes, %llu are free; nothing was copied",
@@ -798,8 +749,6 @@ static int run_job(const struct ingest_opts *o, const struct ingest_plan *p,
 		     (unsigned long long)free_b);
 	if (!res->error)
 		make_dirs(&j);
-	if (res->error)
-		spec_release(&j);       /* nothing is committed */
 	qsort_r(j.order, j.norder, sizeof(*j.order), copy_order, (void *)p);
 	if (threads > 64)
 		threads = 64;
@@ -815,7 +764,6 @@ static int run_job(const struct ingest_opts *o, const struct ingest_plan *p,
 		started++;
 	for (unsigned t = 0; t < started; t++)
 		pthread_join(tid[t], NULL);
-	spec_release(&j);               /* what the workers stopped before */
 	if (!res->error && o->cancel && atomic_load(o->cancel)) {
 		res->error = -ECANCELED;
 		snprintf(res->message, sizeof(res->message), "cancelled");
@@ -831,195 +779,4 @@ static int run_job(const struct ingest_opts *o, const struct ingest_plan *p,
 	close(j.srcfd);
 	pthread_mutex_destroy(&j.lock);
 	return res->error;
-}
-
-int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
-	       struct ingest_sink *sink, struct ingest_manifest *man,
-	       struct ingest_progress *prog, struct ingest_result *res)
-{
-	return run_job(o, p, sink, man, prog, res, NULL);
-}
-
-/* ---- the walk overlapped with the copy ---------------------------------- */
-
-struct spec_file {
-	uint64_t index;
-	struct ingest_item it;          /* a copy: the plan's array moves */
-	const char *dir_rel;
-};
-
-struct spec_copy {
-	uint64_t index;
-	struct done_copy c;
-	struct spec_copy *next;
-};
-
-struct spec {
-	struct job j;                   /* its own: a failure here fails nothing */
-	struct ingest_result res;
-	struct ingest_progress prog;    /* not shown: the plan is not done */
-	pthread_mutex_t lock;
-	pthread_cond_t cv;
-	struct spec_file *q;            /* found, not yet taken (FIFO) */
-	size_t qhead, qlen, qcap;
-	bool walk_done, broken;
-	struct spec_copy *copies;       /* made, uncommitted */
-	uint64_t reserved;              /* bytes they hold */
-};
-
-/* On the walking thread: hand a file to the speculative worker. */
-static void spec_found(void *arg, uint64_t index, const struct ingest_item *it,
-		       const char *dir_rel)
-{
-	struct spec *sp = arg;
-
-	pthread_mutex_lock(&sp->lock);
-	if (!sp->broken && sp->qhead + sp->qlen == sp->qcap) {
-		size_t n = sp->qcap ? sp->qcap * 2 : 1024;
-		struct spec_file *q = realloc(sp->q, n * sizeof(*q));
-
-		if (q) {
-			sp->q = q;
-			sp->qcap = n;
-		} else {
-			sp->broken = true;
-		}
-	}
-	if (!sp->broken) {
-		sp->q[sp->qhead + sp->qlen++] = (struct spec_file){ index, *it, dir_rel };
-		pthread_cond_signal(&sp->cv);
-	}
-	pthread_mutex_unlock(&sp->lock);
-}
-
-/* Copy one found file into reserved space, plain system calls; 0 or -1. */
-static int spec_copy_one(struct spec *sp, const struct spec_file *f, int *dfd,
-			 const char **dfd_rel, struct done_copy *c)
-{
-	struct job *j = &sp->j;
-	int fd;
-
-	if (*dfd_rel != f->dir_rel) {
-		if (*dfd >= 0 && *dfd != j->srcfd)
-			close(*dfd);
-		*dfd = *f->dir_rel ? open_beneath(j->srcfd, f->dir_rel, O_DIRECTORY) : j->srcfd;
-		*dfd_rel = f->dir_rel;
-	}
-	if (*dfd < 0 || stage(j, &f->it, c))
-		return -1;
-	fd = open_beneath(*dfd, f->it.rel + f->it.name_off, 0);
-	if (fd < 0 || copy_into(j, fd, &c->t, f->it.size, &c->hash, f->it.rel)) {
-		if (fd >= 0)
-			close(fd);
-		drop(j, c);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
-static void *spec_worker(void *arg)
-{
-	struct spec *sp = arg;
-	int dfd = -1;
-	const char *dfd_rel = NULL;
-
-	pthread_mutex_lock(&sp->lock);
-	for (;;) {
-		while (!sp->qlen && !sp->walk_done && !sp->broken)
-			pthread_cond_wait(&sp->cv, &sp->lock);
-		if (!sp->qlen || sp->walk_done || sp->broken)
-			break;          /* the rest goes to the workers after the plan */
-		struct spec_file f = sp->q[sp->qhead++];
-		struct spec_copy *sc;
-
-		sp->qlen--;
-		pthread_mutex_unlock(&sp->lock);
-		sc = malloc(sizeof(*sc));
-		if (sc && !stopping(&sp->j) && spec_copy_one(sp, &f, &dfd, &dfd_rel, &sc->c) == 0) {
-			sc->index = f.index;
-			pthread_mutex_lock(&sp->lock);
-			sc->next = sp->copies;
-			sp->copies = sc;
-			pthread_mutex_unlock(&sp->lock);
-		} else {
-			free(sc);
-			/* a space or source problem: leave it all to the real run */
-			pthread_mutex_lock(&sp->lock);
-			sp->broken = true;
-			pthread_mutex_unlock(&sp->lock);
-		}
-		pthread_mutex_lock(&sp->lock);
-	}
-	pthread_mutex_unlock(&sp->lock);
-	if (dfd >= 0 && dfd != sp->j.srcfd)
-		close(dfd);
-	return NULL;
-}
-
-int ingest_plan_and_run(const struct ingest_opts *o, struct ingest_plan *p,
-			struct ingest_sink *sink, struct ingest_manifest *man,
-			struct ingest_progress *prog, struct ingest_result *res,
-			bool *planned, char *why, size_t whylen)
-{
-	struct spec sp = { .j = { .o = o, .sink = sink, .man = man } };
-	struct ingest_walk_observer obs = { spec_found, &sp };
-	struct done_copy **spec = NULL;
-	struct famfs_attr a;
-	unsigned threads = o->threads ? o->threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	pthread_t tid;
-	bool started = false;
-	int r;
-
-	*planned = false;
-	sp.j.prog = &sp.prog;
-	sp.j.res = &sp.res;
-	pthread_mutex_init(&sp.j.lock, NULL);
-	pthread_mutex_init(&sp.lock, NULL);
-	pthread_cond_init(&sp.cv, NULL);
-	sp.j.srcfd = open(o->source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	/* only into a destination that is not there yet: every file is a copy */
-	if (sp.j.srcfd >= 0 && threads >= 2 && cpus >= 2 &&
-	    sink->ops->stat(sink->s, o->dest, &a) == -ENOENT)
-		started = pthread_create(&tid, NULL, spec_worker, &sp) == 0;
-	r = ingest_plan_build_observed(o->source, o->dest, p, why, whylen,
-				       started ? &obs : NULL);
-	pthread_mutex_lock(&sp.lock);
-	sp.walk_done = true;
-	pthread_cond_broadcast(&sp.cv);
-	pthread_mutex_unlock(&sp.lock);
-	if (started)
-		pthread_join(tid, NULL);
-	if (!r && sp.copies)
-		spec = calloc(p->nitems, sizeof(*spec));
-	for (struct spec_copy *c = sp.copies, *n; c; c = n) {
-		n = c->next;
-		if (spec) {
-			spec[c->index] = malloc(sizeof(**spec));
-			if (spec[c->index]) {
-				*spec[c->index] = c->c;
-				/* the plan's own item, which outlives the copy made */
-				spec[c->index]->it = &p->items[c->index];
-				free(c);
-				continue;
-			}
-		}
-		drop(&sp.j, &c->c);     /* the plan failed: nothing is committed */
-		free(c);
-	}
-	if (sp.j.srcfd >= 0)
-		close(sp.j.srcfd);
-	free(sp.q);
-	pthread_cond_destroy(&sp.cv);
-	pthread_mutex_destroy(&sp.lock);
-	pthread_mutex_destroy(&sp.j.lock);
-	if (r) {
-		free(spec);
-		return r;
-	}
-	*planned = true;
-	r = run_job(o, p, sink, man, prog, res, spec);
-	free(spec);
-	return r;
 }

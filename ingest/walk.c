@@ -23,7 +23,6 @@ struct walk {
 	char *why;
 	size_t whylen;
 	struct source_access access;
-	const struct ingest_walk_observer *obs;
 };
 
 static struct ingest_item *add_item(struct walk *w)
@@ -142,8 +141,6 @@ static int walk_dir(struct walk *w, int dfd, const char *rel, uint64_t self)
 			w->p->bytes += it->size;
 			if (it->alloc_blocks < it->size)
 				w->p->sparse++;
-			if (w->obs)
-				w->obs->file(w->obs->arg, (uint64_t)(it - w->p->items), it, rel);
 		} else {
 			it->kind = INGEST_SKIP;
 			it->skip_why = special_why(st.st_mode);
@@ -189,15 +186,8 @@ static void count_hardlinks(struct ingest_plan *p)
 int ingest_plan_build(const char *source, const char *dest,
 		      struct ingest_plan *p, char *why, size_t whylen)
 {
-	return ingest_plan_build_observed(source, dest, p, why, whylen, NULL);
-}
-
-int ingest_plan_build_observed(const char *source, const char *dest,
-			       struct ingest_plan *p, char *why, size_t whylen,
-			       const struct ingest_walk_observer *obs)
-{
 	struct walk w = { .p = p, .dest_len = strlen(dest), .why = why,
-			  .whylen = whylen, .obs = obs };
+			  .whylen = whylen };
 	struct stat st;
 	int fd, r;
 
