@@ -33,6 +33,8 @@ static void ingest_usage(FILE *f)
 		"offline (no daemon; this process becomes the master):\n"
 		"  -d, --device DEV       a device of the filesystem (repeat)\n"
 		"  -m, --manifest FILE    SQLite manifest (default DEV0.manifest.db)\n"
+		"      --plain-io         read the source with plain system calls,\n"
+		"                         never io_uring (used where the kernel allows)\n"
 		"both:\n"
 		"  -t, --threads N        parallel copies (default: number of CPUs)\n"
 		"  -v, --verify           re-read every file from famfs and compare\n"
@@ -49,7 +51,7 @@ struct ingest_cmd {
 	struct cli_devices devs;
 	const char *host, *filesystem, *manifest, *src, *dst;
 	unsigned threads;
-	bool verify, wait;
+	bool verify, wait, plain_io;
 	enum ingest_changed_policy changed;
 };
 
@@ -97,7 +99,7 @@ static int ingest_offline(struct ingest_cmd *c)
 	struct famfs_fs *fs = cli_open_fs("ingest", &c->devs, FAMFS_OPEN_MASTER, NULL);
 	struct ingest_opts o = { .source = c->src, .dest = c->dst, .threads = c->threads,
 				 .verify = c->verify, .changed = c->changed,
-				 .cancel = &interrupted };
+				 .plain_io = c->plain_io, .cancel = &interrupted };
 	struct ingest_sink sink;
 	struct ingest_manifest man = { 0 };
 	struct ingest_plan plan;
@@ -210,6 +212,7 @@ int cmd_ingest(int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "verify", no_argument, NULL, 'v' },
 		{ "on-change", required_argument, NULL, 'c' },
+		{ "plain-io", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -229,6 +232,7 @@ int cmd_ingest(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			break;
 		case 'v': c.verify = true; break;
+		case 'P': c.plain_io = true; break;
 		case 'c':
 			if (!strcmp(optarg, "keep"))
 				c.changed = INGEST_CHANGED_KEEP;
@@ -251,5 +255,9 @@ int cmd_ingest(int argc, char **argv)
 	}
 	c.src = argv[optind];
 	c.dst = argv[optind + 1];
+	if (c.plain_io && !c.devs.n) {
+		cli_error("ingest", "--plain-io works offline only (with -d DEV)");
+		return CLI_EXIT_USAGE;
+	}
 	return c.devs.n ? ingest_offline(&c) : ingest_daemon(&c);
 }

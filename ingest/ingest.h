@@ -142,6 +142,10 @@ struct ingest_opts {
 	unsigned threads;           /* 0: number of CPUs */
 	bool verify;                /* re-read from famfs and compare */
 	enum ingest_changed_policy changed;
+	/* read sources with plain system calls, never io_uring (which is
+	 * used for small files where the kernel allows it)
+	 */
+	bool plain_io;
 	atomic_bool *cancel;        /* set to stop; may be NULL */
 };
 
@@ -150,6 +154,7 @@ struct ingest_result {
 	char message[1024];         /* the first failure, naming the file */
 	uint64_t files_copied, files_skipped, files_changed, files_verified;
 	uint64_t skipped_special, hardlinks, sparse;
+	uint64_t files_uring;       /* files read through io_uring */
 };
 
 /*

@@ -26,6 +26,7 @@
 #include "hash.h"
 #include "ingest.h"
 #include "killpoint.h"
+#include "uring.h"
 
 enum action { ACT_NONE, ACT_COPY, ACT_SKIP };
 
@@ -41,6 +42,7 @@ struct job {
 	uint64_t norder;
 	atomic_uint_fast64_t next;
 	atomic_bool failed;
+	atomic_uint_fast64_t res_uring_files;
 	pthread_mutex_t lock;
 };
 
@@ -101,7 +103,8 @@ static int open_beneath(int root, const char *rel, int flags)
  * components above the file). The directory itself is opened from the
  * root with the same RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, so a symlink
  * swapped in for it after the plan is refused as before. One per worker:
- * small files are copied directory by directory (see copy_order).
+ * small files are copied directory by directory (see copy_order), and an
+ * io_uring group holds files of one directory only (its dirfd).
  */
 struct src_dir {
 	uint64_t dir;           /* item index of the directory held, or UINT64_MAX */
@@ -116,7 +119,8 @@ static void src_dir_release(struct job *j, struct src_dir *d)
 	d->dir = UINT64_MAX;
 }
 
-static int open_source(struct job *j, struct src_dir *d, const struct ingest_item *it)
+/* Hold the directory of @it open: its fd, or -1 and errno. */
+static int src_dir_of(struct job *j, struct src_dir *d, const struct ingest_item *it)
 {
 	if (d->dir != it->parent) {
 		src_dir_release(j, d);
@@ -129,7 +133,14 @@ static int open_source(struct job *j, struct src_dir *d, const struct ingest_ite
 		}
 		d->dir = it->parent;
 	}
-	return open_beneath(d->fd, it->rel + it->name_off, 0);
+	return d->fd;
+}
+
+static int open_source(struct job *j, struct src_dir *d, const struct ingest_item *it)
+{
+	int dfd = src_dir_of(j, d, it);
+
+	return dfd < 0 ? -1 : open_beneath(dfd, it->rel + it->name_off, 0);
 }
 
 /* XXH3 of a committed famfs file, read back through the sink. */
@@ -453,73 +464,216 @@ static void flush_batch(struct job *j, struct wbatch *wb)
 	wb->n = 0;
 }
 
-static void copy_one(struct job *j, const struct ingest_item *it,
-		     struct wbatch *wb, struct src_dir *sd)
+/* Reserve the file's space: nothing is visible yet. */
+static int stage(struct job *j, const struct ingest_item *it, struct done_copy *c)
 {
-	struct done_copy c = { .it = it };
-	struct famfs_file_attr a = item_attr(it);
 	char why[512] = "";
-	int fd = open_source(j, sd, it), err = errno, r;
+	int r;
 
-	c.dst = dest_path(j->o, it->rel);
+	memset(c, 0, sizeof(*c));
+	c->it = it;
+	c->dst = dest_path(j->o, it->rel);
+	if (!c->dst) {
+		fail(j, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	r = j->sink->ops->begin(j->sink->s, c->dst, it->size, &c->t, why, sizeof(why));
+	if (r) {
+		fail(j, r, "%s: %s", c->dst, why);
+		free(c->dst);
+	}
+	return r;
+}
+
+/* Give the reservation back: the file is never committed. */
+static void drop(struct job *j, struct done_copy *c)
+{
+	j->sink->ops->abort(j->sink->s, &c->t, c->dst);
+	free(c->t.map);
+	free(c->dst);
+}
+
+/* The copy with plain system calls: open, pread piece by piece, close. */
+static int copy_plain(struct job *j, struct done_copy *c, struct src_dir *sd)
+{
+	int fd = open_source(j, sd, c->it), err = errno, r;
+
 	if (fd < 0) {
 		/* errno read once, at the open: the rest may change it */
-		fail(j, -err, "source %s: %s", it->rel, strerror(err));
-		free(c.dst);
-		return;
+		fail(j, -err, "source %s: %s", c->it->rel, strerror(err));
+		return -err;
 	}
-	r = j->sink->ops->begin(j->sink->s, c.dst, it->size, &c.t, why, sizeof(why));
-	if (r) {
-		fail(j, r, "%s: %s", c.dst, why);
-		goto out;
-	}
-	r = copy_into(j, fd, &c.t, it->size, &c.hash, it->rel);
-	if (r) {
-		j->sink->ops->abort(j->sink->s, &c.t, c.dst);
-		goto out;
-	}
+	r = copy_into(j, fd, &c->t, c->it->size, &c->hash, c->it->rel);
+	close(fd);
+	return r;
+}
+
+/* Copied: commit with the worker's batch, or by itself. */
+static void copied(struct job *j, struct done_copy *c, struct wbatch *wb)
+{
+	struct famfs_file_attr a = item_attr(c->it);
+	char why[512] = "";
+	int r;
+
 	FAMFS_KILL_POINT("ingest.copied");
 	if (j->sink->ops->commit_batch) {
-		wb->c[wb->n++] = c;
+		wb->c[wb->n++] = *c;
 		if (wb->n == INGEST_BATCH_FILES)
 			flush_batch(j, wb);
-		close(fd);
 		return;
 	}
-	r = j->sink->ops->commit(j->sink->s, &c.t, c.dst, &a, why, sizeof(why));
+	r = j->sink->ops->commit(j->sink->s, &c->t, c->dst, &a, why, sizeof(why));
+	if (r)
+		fail(j, r, "%s: %s", c->dst, why);
+	else
+		finish_one(j, c);
+	free(c->t.map);
+	free(c->dst);
+}
+
+static void copy_one(struct job *j, const struct ingest_item *it, struct wbatch *wb,
+		     struct src_dir *sd)
+{
+	struct done_copy c;
+
+	if (stage(j, it, &c))
+		return;
+	if (copy_plain(j, &c, sd))
+		drop(j, &c);
+	else
+		copied(j, &c, wb);
+}
+
+/* XXH3 of a whole small file that has just landed (still in cache). */
+static uint64_t hash_landed(const void *p, uint64_t size)
+{
+	XXH3_state_t st;
+
+	XXH3_64bits_reset(&st);
+	ingest_hash_update(&st, p, (size_t)size);
+	return XXH3_64bits_digest(&st);
+}
+
+/* Files staged for one io_uring submit. */
+struct ugroup {
+	struct uring_reader *u;         /* NULL: plain system calls only */
+	struct src_dir sd;              /* the directory of every file staged */
+	struct done_copy c[URING_GROUP_FILES];
+	struct uring_file f[URING_GROUP_FILES];
+	unsigned n;
+};
+
+/*
+ * A file io_uring reads in one request: it lies in one piece of one
+ * device (small files are packed, so all of them do) and is small enough
+ * that the hash still finds it in cache.
+ */
+static void *whole_file_dst(const struct done_copy *c)
+{
+	struct famfs_loc loc;
+
+	if (c->it->size == 0 || c->it->size > COPY_PIECE ||
+	    famfs_fmap_resolve(c->t.map, 0, &loc) || loc.length < c->it->size)
+		return NULL;
+	return c->t.dev_base[loc.dev_index] + loc.dev_offset;
+}
+
+/*
+ * Read the staged group with one submit, hash each file where it landed
+ * and hand it to the commit. A file io_uring could not read completely
+ * (it failed to open, shrank, or the ring broke) is copied again with
+ * plain system calls, which report what is wrong in their usual words.
+ */
+static void read_group(struct job *j, struct ugroup *g, struct wbatch *wb)
+{
+	int r = g->n ? uring_read_files(g->u, g->sd.fd, g->f, g->n) : 0;
+
 	if (r) {
-		fail(j, r, "%s: %s", c.dst, why);
-		goto out;
+		uring_reader_free(g->u);
+		g->u = NULL;
 	}
-	finish_one(j, &c);
-out:
-	free(c.t.map);
-	close(fd);
-	free(c.dst);
+	for (unsigned i = 0; i < g->n; i++) {
+		struct done_copy *c = &g->c[i];
+		uint64_t size = c->it->size;
+
+		if (!r && g->f[i].result >= 0 && (uint64_t)g->f[i].result == size &&
+		    !stopping(j)) {
+			c->hash = hash_landed(g->f[i].dst, size);
+			atomic_fetch_add_explicit(&j->prog->bytes_done, size,
+						  memory_order_relaxed);
+			atomic_fetch_add(&j->res_uring_files, 1);
+			copied(j, c, wb);
+		} else if (!stopping(j) && !copy_plain(j, c, &g->sd)) {
+			copied(j, c, wb);
+		} else {
+			drop(j, c);
+		}
+	}
+	g->n = 0;
+}
+
+/* Copy one planned file: staged for io_uring when it can, else at once. */
+static void copy_or_stage(struct job *j, const struct ingest_item *it,
+			  struct ugroup *g, struct wbatch *wb)
+{
+	struct done_copy *c;
+	void *dst;
+
+	/* a group is of one directory, the one g->sd holds: read it first */
+	if (g->n && g->c[0].it->parent != it->parent)
+		read_group(j, g, wb);
+	c = &g->c[g->n];
+	if (!g->u || it->size == 0 || it->size > COPY_PIECE ||
+	    src_dir_of(j, &g->sd, it) < 0) {
+		copy_one(j, it, wb, &g->sd);    /* which says why an open fails */
+		return;
+	}
+	if (stage(j, it, c))
+		return;
+	dst = whole_file_dst(c);
+	if (!dst) {
+		if (copy_plain(j, c, &g->sd))
+			drop(j, c);
+		else
+			copied(j, c, wb);
+		return;
+	}
+	g->f[g->n] = (struct uring_file){ .rel = it->rel + it->name_off, .dst = dst,
+					  .size = (uint32_t)it->size };
+	if (++g->n == URING_GROUP_FILES)
+		read_group(j, g, wb);
 }
 
 static void *worker(void *arg)
 {
 	struct job *j = arg;
 	struct wbatch *wb = calloc(1, sizeof(*wb));
-	struct src_dir sd = { .dir = UINT64_MAX, .fd = -1 };
+	struct ugroup *g = calloc(1, sizeof(*g));
 
-	if (!wb) {
+	if (!wb || !g) {
 		fail(j, -ENOMEM, "out of memory");
+		free(wb);
+		free(g);
 		return NULL;
 	}
+	g->u = j->o->plain_io ? NULL : uring_reader_new();
+	g->sd = (struct src_dir){ .dir = UINT64_MAX, .fd = -1 };
 	for (;;) {
 		uint64_t k = atomic_fetch_add(&j->next, 1);
 
 		if (k >= j->norder || stopping(j))
 			break;
-		copy_one(j, &j->p->items[j->order[k]], wb, &sd);
+		copy_or_stage(j, &j->p->items[j->order[k]], g, wb);
 	}
+	/* staged files are reserved, not copied: read them unless stopping */
+	read_group(j, g, wb);
+	src_dir_release(j, &g->sd);
+	uring_reader_free(g->u);
+	free(g);
 	/* what was copied is complete and flushed: commit it even when
 	 * stopping (a resume would copy it again otherwise)
 	 */
 	flush_batch(j, wb);
-	src_dir_release(j, &sd);
 	free(wb);
 	return NULL;
 }
@@ -617,6 +771,7 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 	res->files_copied = atomic_load(&prog->files_copied);
 	res->files_skipped = atomic_load(&prog->files_skipped);
 	res->files_changed = atomic_load(&prog->files_changed);
+	res->files_uring = atomic_load(&j.res_uring_files);
 	res->skipped_special = p->skipped;
 	res->hardlinks = p->hardlinks;
 	res->sparse = p->sparse;

@@ -15,7 +15,7 @@ PKGS="build-essential cmake ninja-build pkg-config git
  libsqlite3-dev sqlite3
  libmicrohttpd-dev libgnutls28-dev
  libjson-c-dev libyaml-dev libcurl4-openssl-dev
- libcmocka-dev libxxhash-dev libsystemd-dev
+ libcmocka-dev libxxhash-dev libsystemd-dev liburing-dev
  libcxl-dev libdaxctl-dev libndctl-dev ndctl daxctl
  xfsprogs util-linux curl bc systemd rsync
  prometheus python3 python3-jsonschema python3-yaml

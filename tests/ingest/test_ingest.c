@@ -3,6 +3,7 @@
  * The ingest engine on a real XFS tree (argv[1], made by with_xfs.sh), into
  * emulated devices through libfamfs, read back by a separate client open.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -19,6 +20,7 @@
 
 #include "ingest.h"
 #include "manifest_sqlite.h"
+#include "uring.h"
 
 static const char *src;
 static char dir[256];
@@ -27,6 +29,8 @@ static char dir[256];
  */
 static const char *shrink_path;
 static off_t shrink_to;
+/* ingest_opts.plain_io of the next do_ingest() */
+static bool plain_io;
 /* When set, called between the plan and the copy (the tree changes). */
 static void (*after_plan)(void);
 static int (*lib_begin)(void *s, const char *path, uint64_t size,
@@ -90,7 +94,8 @@ static int do_ingest(struct env *v, const char *source, const char *dest,
 	struct ingest_manifest man;
 	struct ingest_plan plan;
 	struct ingest_opts o = { .source = source, .dest = dest, .threads = 2,
-				 .verify = true, .changed = pol, .cancel = cancel };
+				 .verify = true, .changed = pol, .cancel = cancel,
+				 .plain_io = plain_io };
 	char why[512];
 	int r;
 
@@ -495,6 +500,80 @@ static void ingest_source_short_read_commits_nothing_of_it(void **state)
 	unlink(other);
 }
 
+/* Files io_uring reads whole: more than 0 bytes, at most one copy piece. */
+static uint64_t small_files_of(const char *source)
+{
+	struct ingest_plan p;
+	char why[256];
+	uint64_t n = 0;
+
+	assert_int_equal(ingest_plan_build(source, "/x", &p, why, sizeof(why)), 0);
+	for (uint64_t i = 0; i < p.nitems; i++)
+		if (p.items[i].kind == INGEST_FILE && p.items[i].size > 0 &&
+		    p.items[i].size <= 256 * 1024)
+			n++;
+	ingest_plan_free(&p);
+	return n;
+}
+
+/* The tree through io_uring (where the kernel allows it) and with plain
+ * system calls (forced by the option): the same files, bytes, attributes
+ * and manifest checksums either way; the plain run never used io_uring,
+ * the other read every small file through it.
+ */
+static void ingest_io_uring_and_plain_io_give_the_same_tree(void **state)
+{
+	struct ingest_manifest man;
+	struct ingest_record a, b;
+	struct ingest_result r;
+	struct ingest_progress prog;
+	struct ingest_plan p;
+	struct env v;
+	char why[256];
+	struct uring_reader *u = uring_reader_new();
+	bool have_uring = u != NULL;
+
+	(void)state;
+	uring_reader_free(u);
+	printf("io_uring %s here\n", have_uring ? "available" : "unavailable");
+	env_make(&v, 4, 256 * FAMFS_MiB, 16 * FAMFS_MiB);
+	plain_io = true;
+	assert_int_equal(do_ingest(&v, src, "/plain", INGEST_CHANGED_KEEP, NULL, &r, &prog), 0);
+	plain_io = false;
+	assert_int_equal(r.files_uring, 0);
+	uint64_t files = r.files_copied;
+
+	assert_int_equal(check_tree(&v, "/plain", false), files);
+	assert_int_equal(do_ingest(&v, src, "/uring", INGEST_CHANGED_KEEP, NULL, &r, &prog), 0);
+	assert_int_equal(r.files_copied, files);
+	assert_int_equal(r.files_verified, files);
+	printf("%llu of %llu files read through io_uring\n",
+	       (unsigned long long)r.files_uring, (unsigned long long)files);
+	assert_int_equal(r.files_uring, have_uring ? small_files_of(src) : 0);
+	assert_int_equal(check_tree(&v, "/uring", false), files);
+
+	/* the checksums recorded are the same, file by file */
+	assert_int_equal(ingest_plan_build(src, "/x", &p, why, sizeof(why)), 0);
+	for (uint64_t i = 0; i < p.nitems; i++) {
+		const char *rel = p.items[i].rel;
+
+		if (p.items[i].kind != INGEST_FILE)
+			continue;
+		assert_int_equal(ingest_manifest_sqlite_open(&man, v.manifest, "/plain",
+							     why, sizeof(why)), 0);
+		assert_int_equal(man.ops->get(man.m, rel, &a), 0);
+		ingest_manifest_sqlite_close(&man);
+		assert_int_equal(ingest_manifest_sqlite_open(&man, v.manifest, "/uring",
+							     why, sizeof(why)), 0);
+		assert_int_equal(man.ops->get(man.m, rel, &b), 0);
+		ingest_manifest_sqlite_close(&man);
+		assert_int_equal(a.checksum, b.checksum);
+		assert_int_equal(a.size, b.size);
+	}
+	ingest_plan_free(&p);
+	fsck_clean(&v);
+}
+
 /* A small file (read in one piece) shrinks after the plan: the job fails
  * naming it and the offset; nothing of it is committed, and the next run
  * copies it.
@@ -535,7 +614,7 @@ static void ingest_small_source_short_read_commits_nothing_of_it(void **state)
 }
 
 /* Directories of the swap test: the planned one and the symlink target. */
-static char swap_dir[600], swap_outside[600];
+static char swap_dir[600], swap_outside[600], swap_target[700];
 
 static void swap_dir_for_symlink(void)
 {
@@ -543,17 +622,21 @@ static void swap_dir_for_symlink(void)
 
 	snprintf(real, sizeof(real), "%s.real", swap_dir);
 	assert_int_equal(rename(swap_dir, real), 0);
-	assert_int_equal(symlink(swap_outside, swap_dir), 0);
+	assert_int_equal(symlink(swap_target, swap_dir), 0);
 }
 
 /* A directory below the root replaced by a symlink to a directory outside
  * the tree after the plan (the grandparent of a file, then its parent,
- * the one a worker opens its files in): the job fails naming the file,
- * and nothing of the outside directory is ingested.
+ * the one a worker opens its files in), then the file itself by a symlink
+ * to a file outside: the job fails naming the file, and nothing from
+ * outside is ingested.
  */
 static void ingest_refuses_a_directory_swapped_for_a_symlink(void **state)
 {
-	static const char *const swapped[] = { "a", "a/b" };
+	/* the file itself too: a small file, read through io_uring where it
+	 * works, whose open there is refused as on the plain path
+	 */
+	static const char *const swapped[] = { "a", "a/b", "a/b/f.bin" };
 	struct ingest_result r;
 	struct ingest_progress prog;
 	char sdir[512], path[1400];
@@ -570,7 +653,7 @@ static void ingest_refuses_a_directory_swapped_for_a_symlink(void **state)
 	write_patterned(path, 7000);
 	snprintf(path, sizeof(path), "%s/f.bin", swap_outside);
 	write_patterned(path, 7000);
-	for (unsigned k = 0; k < 2; k++) {
+	for (unsigned k = 0; k < 3; k++) {
 		snprintf(path, sizeof(path), "rm -rf '%s' && mkdir -p '%s/a/b'", sdir, sdir);
 		assert_int_equal(system(path), 0);
 		snprintf(path, sizeof(path), "%s/a/b/f.bin", sdir);
@@ -578,6 +661,9 @@ static void ingest_refuses_a_directory_swapped_for_a_symlink(void **state)
 		snprintf(path, sizeof(path), "%s/top.bin", sdir);
 		write_patterned(path, 3000);
 		snprintf(swap_dir, sizeof(swap_dir), "%s/%s", sdir, swapped[k]);
+		/* a directory for a directory, outside/f.bin for the file */
+		snprintf(swap_target, sizeof(swap_target), "%s%s", swap_outside,
+			 k == 2 ? "/f.bin" : "");
 		env_make(&v, 2, 64 * FAMFS_MiB, 8 * FAMFS_MiB);
 
 		after_plan = swap_dir_for_symlink;
@@ -601,6 +687,103 @@ static void ingest_refuses_a_directory_swapped_for_a_symlink(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* The reference walk: one thread, depth first, each directory's entries in
+ * readdir order with a subdirectory's tree right after its entry.
+ */
+struct ref_walk {
+	char **rel;
+	uint64_t *parent;
+	uint64_t n, cap;
+};
+
+static void ref_walk_dir(struct ref_walk *w, const char *root, const char *rel, uint64_t self)
+{
+	char path[8192];
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "%s%s%s", root, *rel ? "/" : "", rel);
+	d = opendir(path);
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		assert_true(asprintf(&sub, "%s%s%s", rel, *rel ? "/" : "", de->d_name) > 0);
+		if (w->n == w->cap) {
+			w->cap = w->cap ? w->cap * 2 : 256;
+			w->rel = realloc(w->rel, w->cap * sizeof(*w->rel));
+			w->parent = realloc(w->parent, w->cap * sizeof(*w->parent));
+		}
+		uint64_t k = w->n++;
+
+		w->rel[k] = sub;
+		w->parent[k] = self;
+		assert_int_equal(fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW), 0);
+		if (S_ISDIR(st.st_mode))
+			ref_walk_dir(w, root, sub, k);
+	}
+	closedir(d);
+}
+
+/* The plan lays the tree out depth first: each directory's entries in
+ * readdir order, a subdirectory's tree right after its entry, each item
+ * with its directory's index (copy_order() and the workers' open
+ * directory rely on it), the counts of the plan right.
+ */
+static void ingest_plan_is_the_depth_first_walk(void **state)
+{
+	struct ref_walk w = { 0 };
+	struct ingest_plan p;
+	char why[256];
+	uint64_t files = 0, dirs = 0, skipped = 0;
+
+	(void)state;
+	w.cap = 256;
+	w.rel = malloc(w.cap * sizeof(*w.rel));
+	w.parent = malloc(w.cap * sizeof(*w.parent));
+	w.rel[0] = strdup("");
+	w.parent[0] = 0;
+	w.n = 1;
+	ref_walk_dir(&w, src, "", 0);
+	for (unsigned round = 0; round < 3; round++) {
+		assert_int_equal(ingest_plan_build(src, "/data", &p, why, sizeof(why)), 0);
+		assert_int_equal(p.nitems, w.n);
+		files = dirs = skipped = 0;
+		for (uint64_t i = 0; i < p.nitems; i++) {
+			const struct ingest_item *it = &p.items[i];
+
+			if (strcmp(it->rel, w.rel[i]))
+				fprintf(stderr, "item %llu: plan %s, walk %s\n",
+					(unsigned long long)i, it->rel, w.rel[i]);
+			assert_string_equal(it->rel, w.rel[i]);
+			assert_int_equal(it->parent, w.parent[i]);
+			if (i) {
+				assert_true(it->parent < i);
+				assert_int_equal(p.items[it->parent].kind, INGEST_DIR);
+				assert_string_equal(it->rel + it->name_off,
+						    strrchr(w.rel[i], '/') ? strrchr(w.rel[i], '/') + 1
+									   : w.rel[i]);
+			}
+			files += it->kind == INGEST_FILE;
+			dirs += i && it->kind == INGEST_DIR;
+			skipped += it->kind == INGEST_SKIP;
+		}
+		assert_int_equal(p.files, files);
+		assert_int_equal(p.dirs, dirs);
+		assert_int_equal(p.skipped, skipped);
+		ingest_plan_free(&p);
+	}
+	printf("plan = depth-first walk: %llu items, %llu files, %llu dirs\n",
+	       (unsigned long long)w.n, (unsigned long long)files, (unsigned long long)dirs);
+	for (uint64_t i = 0; i < w.n; i++)
+		free(w.rel[i]);
+	free(w.rel);
+	free(w.parent);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -609,8 +792,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(ingest_bad_input_changes_nothing),
 		cmocka_unit_test(ingest_large_patterned_file_identical_with_its_hash),
 		cmocka_unit_test(ingest_source_short_read_commits_nothing_of_it),
+		cmocka_unit_test(ingest_io_uring_and_plain_io_give_the_same_tree),
 		cmocka_unit_test(ingest_small_source_short_read_commits_nothing_of_it),
 		cmocka_unit_test(ingest_refuses_a_directory_swapped_for_a_symlink),
+		cmocka_unit_test(ingest_plan_is_the_depth_first_walk),
 	};
 	int rc;
 

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Reading many small source files with one system call (uring.c): each
+ * file's open, read and close are linked io_uring requests, a whole group
+ * of files goes in one submit. Without liburing at build time, or where
+ * the kernel refuses io_uring (seccomp, kernel.io_uring_disabled, an old
+ * kernel), uring_reader_new() returns NULL and the caller reads files
+ * with plain system calls.
+ */
+#ifndef FAMFS_INGEST_URING_H
+#define FAMFS_INGEST_URING_H
+
+#include <stdint.h>
+
+/* Files one submit reads, at most. */
+#define URING_GROUP_FILES 32
+
+struct uring_file {
+	const char *rel;        /* below the dir fd, opened RESOLVE_BENEATH */
+	void *dst;              /* where the bytes go (the device mapping) */
+	uint32_t size;          /* bytes to read from offset 0 */
+	int result;             /* out: bytes read, or -errno (open or read) */
+};
+
+struct uring_reader;
+
+/* A reader for one thread, or NULL with errno set (ENOSYS, EPERM, ...)
+ * when io_uring cannot be used here. Free with uring_reader_free().
+ */
+struct uring_reader *uring_reader_new(void);
+void uring_reader_free(struct uring_reader *u);
+
+/*
+ * Open each of @f[0..n) (n <= URING_GROUP_FILES) beneath @root (a
+ * directory fd; famfs ingest passes each file's own) without
+ * following symlinks, read its size bytes into dst, close it: one submit.
+ * Fills every f[i].result. Returns 0, or -errno if the ring itself failed
+ * (then the reader must not be used again; the results say nothing).
+ */
+int uring_read_files(struct uring_reader *u, int root, struct uring_file *f,
+		     unsigned n);
+
+#endif
