@@ -7,8 +7,8 @@
 # cycles on the master is still there after them, and at most 16 were
 # added. The master's default is 2 workers (fused/main.c): 6 writers at
 # once leave no more than 2 threads waiting on /dev/fuse (with 16,
-# before 2026-12-05: 3 after these writers, 5-7 after a `cp -a` of
-# 512 MiB).
+# before 2026-12-05: 3 after these writers, 5 after a `cp -a` of
+# 512 MiB, 7 after 4 concurrent `dd`s).
 # usage: workers.sh FAMFS_FUSED FAMFS_CLI TESTUTIL
 FUSED=$1 CLI=$2 UTIL=$3
 . "$(dirname "$0")/lib.sh"
