@@ -55,7 +55,8 @@ static void usage(FILE *f)
 "  --read-ahead-kb N   readahead of the mount (default 4096 on a client)\n"
 "  --poll-ms N         client: log poll interval (default 2)\n"
 "  --ready-fd FD       write READY=1 to FD once the mount answers\n"
-"  --max-threads N     worker threads of the session loop (default 16)\n"
+"  --max-threads N     worker threads of the session loop (default 2 on\n"
+"                      the master, 16 on a client)\n"
 "  -f, --foreground    accepted; famfs-fused always runs in the foreground\n"
 "  -d, --debug         libfuse request trace\n"
 "  -h, --help, --version\n\n"
@@ -125,8 +126,7 @@ static int parse_args(int argc, char **argv)
 	int c;
 
 	o->poll_ms = 2;
-	o->max_threads = getenv("FAMFS_FUSED_THREADS") ?
-			 (unsigned)atoi(getenv("FAMFS_FUSED_THREADS")) : 16;
+	o->max_threads = 0; /* --max-threads, $FAMFS_FUSED_THREADS or by role */
 	o->ready_fd = -1;
 	o->host_name = getenv("FAMFS_HOST_NAME");
 	while ((c = getopt_long(argc, argv, "+o:fdh", opts, NULL)) != -1) {
@@ -179,6 +179,19 @@ static int parse_args(int argc, char **argv)
 		return -EINVAL;
 	}
 	o->read_ahead_kb = ra != UINT_MAX ? ra : o->client ? 4096 : 0;
+	if (!o->max_threads && getenv("FAMFS_FUSED_THREADS"))
+		o->max_threads = (unsigned)atoi(getenv("FAMFS_FUSED_THREADS"));
+	/* The master: 2. Idle workers wait on /dev/fuse in turn, so with more
+	 * of them each request of a copy wakes one that has slept longest (on
+	 * a VM a halted vCPU) instead of finding the one that just answered
+	 * already back at the queue: `cp -a` into the master took up to 38 %
+	 * longer and up to 40 % more famfs-fused CPU with 16 than with 1 or 2
+	 * (bench/results/fuse.md, 2026-12-05). Two keep a WRITE's store
+	 * (after its answer) beside the next request's copy. A client serves
+	 * readahead and many readers: 16, no measured reason to change.
+	 */
+	if (!o->max_threads)
+		o->max_threads = o->client ? 16 : 2;
 	for (; optind < argc - 1; optind++) {
 		/* absolute paths: user.famfs.devices must work from any cwd */
 		char *real = realpath(argv[optind], NULL);
