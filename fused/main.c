@@ -55,8 +55,8 @@ static void usage(FILE *f)
 "  --read-ahead-kb N   readahead of the mount (default 4096 on a client)\n"
 "  --poll-ms N         client: log poll interval (default 2)\n"
 "  --ready-fd FD       write READY=1 to FD once the mount answers\n"
-"  --max-threads N     worker threads of the session loop (default 2 on\n"
-"                      the master, 16 on a client)\n"
+"  --max-threads N     worker threads of the session loop (default one\n"
+"                      per CPU, 2 to 16, on the master; 16 on a client)\n"
 "  -f, --foreground    accepted; famfs-fused always runs in the foreground\n"
 "  -d, --debug         libfuse request trace\n"
 "  -h, --help, --version\n\n"
@@ -101,6 +101,14 @@ static int parse_uint(const char *s, const char *what, unsigned *out)
 	}
 	*out = (unsigned)v;
 	return 0;
+}
+
+/* The master's default worker count: one per online CPU, 2 to 16. */
+static unsigned master_default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 2 ? 2 : n > 16 ? 16 : (unsigned)n;
 }
 
 static int parse_args(int argc, char **argv)
@@ -187,11 +195,13 @@ static int parse_args(int argc, char **argv)
 	 * already back at the queue: `cp -a` into the master took up to 38 %
 	 * longer and up to 40 % more famfs-fused CPU with 16 than with 1 or 2
 	 * (bench/results/fuse.md, 2026-12-05). Two keep a WRITE's store
-	 * (after its answer) beside the next request's copy. A client serves
-	 * readahead and many readers: 16, no measured reason to change.
+	 * (after its answer) beside the next request's copy. One per online
+	 * CPU (2 to 16) so that a larger master still serves as many requests
+	 * at once as it has cores. A client serves readahead and many
+	 * readers: 16, no measured reason to change.
 	 */
 	if (!o->max_threads)
-		o->max_threads = o->client ? 16 : 2;
+		o->max_threads = o->client ? 16 : master_default_threads();
 	for (; optind < argc - 1; optind++) {
 		/* absolute paths: user.famfs.devices must work from any cwd */
 		char *real = realpath(argv[optind], NULL);
