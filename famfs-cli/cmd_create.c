@@ -32,23 +32,32 @@ static void create_usage(FILE *f)
 static int slurp(int fd, uint8_t **buf, uint64_t *len)
 {
 	size_t cap = 1 << 20, n = 0;
-	uint8_t *b = malloc(cap);
+	_cleanup_free_ uint8_t *b = malloc(cap);
 
-	for (ssize_t r; b; n += (size_t)r) {
-		if (n == cap && !(b = realloc(b, cap *= 2)))
-			break;
-		r = read(fd, b + n, cap - n);
-		if (r < 0) {
-			free(b);
-			return -errno;
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			/* a failed realloc() leaves b as it was (still ours) */
+			uint8_t *grown = realloc(b, cap * 2);
+
+			if (!grown)
+				return -ENOMEM;
+			b = grown;
+			cap *= 2;
 		}
+		r = read(fd, b + n, cap - n);
+		if (r < 0)
+			return -errno;
 		if (r == 0) {
-			*buf = b;
+			*buf = TAKE_PTR(b);
 			*len = n;
 			return 0;
 		}
+		n += (size_t)r;
 	}
-	return -ENOMEM;
 }
 
 /* Copy @fd into the reserved map; the source must hold exactly @size. */
