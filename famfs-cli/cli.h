@@ -115,6 +115,10 @@ struct famfs_fs *cli_open_fs(const char *cmd, const struct cli_devices *d,
 			     unsigned flags, const char *host_name);
 
 #include <json-c/json.h>
+#include "famfs_cleanup.h"
+/* A JSON object dropped (json_object_put()) when it goes out of scope. */
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct json_object *, json_object_put)
+#define _cleanup_json_put_ _cleanup_(json_object_putp)
 /* A file map as getmap's JSON "map" object (device paths from @fs, or
  * "dev<N>" when @fs is NULL).
  */

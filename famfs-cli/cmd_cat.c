@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "famfs_cleanup.h"
 
 static void cat_usage(FILE *f)
 {
@@ -26,22 +27,19 @@ int cmd_cat(int argc, char **argv)
 		cli_usage_error("cat", cat_usage);
 		return CLI_EXIT_USAGE;
 	}
-	struct famfs_fs *fs = cli_open_fs("cat", &devs, FAMFS_OPEN_READ, host);
+	_cleanup_famfs_close_ struct famfs_fs *fs =
+		cli_open_fs("cat", &devs, FAMFS_OPEN_READ, host);
 	struct famfs_node *n;
 	struct famfs_attr a;
 	size_t bs = 4 << 20;
-	char *buf = malloc(bs);
+	_cleanup_free_ char *buf = malloc(bs);
 
-	if (!fs || !buf) {
-		free(buf);
-		famfs_close(fs);
+	if (!fs || !buf)
 		return CLI_EXIT_FAIL;
-	}
 	n = famfs_lookup(fs, argv[optind]);
 	if (!n || famfs_node_is_dir(n)) {
 		cli_error("cat", "%s: %s", argv[optind], n ? "is a directory" : "no such file");
-		rc = CLI_EXIT_FAIL;
-		goto out;
+		return CLI_EXIT_FAIL;
 	}
 	famfs_node_attr(n, &a);
 	for (uint64_t off = 0; off < a.size;) {
@@ -55,8 +53,5 @@ int cmd_cat(int argc, char **argv)
 		}
 		off += (uint64_t)r;
 	}
-out:
-	free(buf);
-	famfs_close(fs);
 	return rc;
 }

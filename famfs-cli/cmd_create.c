@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "famfs_cleanup.h"
 
 static void create_usage(FILE *f)
 {
@@ -31,23 +32,32 @@ static void create_usage(FILE *f)
 static int slurp(int fd, uint8_t **buf, uint64_t *len)
 {
 	size_t cap = 1 << 20, n = 0;
-	uint8_t *b = malloc(cap);
+	_cleanup_free_ uint8_t *b = malloc(cap);
 
-	for (ssize_t r; b; n += (size_t)r) {
-		if (n == cap && !(b = realloc(b, cap *= 2)))
-			break;
-		r = read(fd, b + n, cap - n);
-		if (r < 0) {
-			free(b);
-			return -errno;
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			/* a failed realloc() leaves b as it was (still ours) */
+			uint8_t *grown = realloc(b, cap * 2);
+
+			if (!grown)
+				return -ENOMEM;
+			b = grown;
+			cap *= 2;
 		}
+		r = read(fd, b + n, cap - n);
+		if (r < 0)
+			return -errno;
 		if (r == 0) {
-			*buf = b;
+			*buf = TAKE_PTR(b);
 			*len = n;
 			return 0;
 		}
+		n += (size_t)r;
 	}
-	return -ENOMEM;
 }
 
 /* Copy @fd into the reserved map; the source must hold exactly @size. */
@@ -55,7 +65,7 @@ static int fill_from_fd(struct famfs_fs *fs, const struct famfs_fmap *m, int fd,
 			uint64_t size, const char *src)
 {
 	size_t bs = 4 << 20;
-	uint8_t *buf = malloc(bs);
+	_cleanup_free_ uint8_t *buf = malloc(bs);
 	uint64_t off = 0;
 
 	if (!buf)
@@ -67,7 +77,6 @@ static int fill_from_fd(struct famfs_fs *fs, const struct famfs_fmap *m, int fd,
 			cli_error("create", "%s: %s after %llu of %llu bytes", src,
 				  r < 0 ? strerror(errno) : "ended",
 				  (unsigned long long)off, (unsigned long long)size);
-			free(buf);
 			return -EIO;
 		}
 		if (off + (uint64_t)r > size)
@@ -75,8 +84,47 @@ static int fill_from_fd(struct famfs_fs *fs, const struct famfs_fmap *m, int fd,
 		famfs_write_map(fs, m, off, buf, (uint64_t)r);
 		off += (uint64_t)r;
 	}
-	free(buf);
 	return 0;
+}
+
+static int create_failed(const struct famfs_err *e)
+{
+	cli_error("create", "%s", e->msg);
+	return CLI_EXIT_FAIL;
+}
+
+/*
+ * Create @path in @fs: empty (no @from), else filled from @data (stdin,
+ * read already) or @fd. Returns the exit status.
+ */
+static int create_in(struct famfs_fs *fs, const char *path,
+		     const struct famfs_file_attr *a,
+		     const struct famfs_alloc_policy *pol, const uint8_t *data,
+		     int fd, const char *from)
+{
+	_cleanup_free_ struct famfs_fmap *m = NULL;
+	struct famfs_err e = { 0 };
+
+	if (!from)
+		return famfs_create_file(fs, path, a, pol, NULL, &e) ?
+		       create_failed(&e) : CLI_EXIT_OK;
+	if (famfs_lookup(fs, path)) {
+		cli_error("create", "%s: already exists", path);
+		return CLI_EXIT_FAIL;
+	}
+	if (famfs_alloc(fs, a->size, pol, &m, &e))
+		return create_failed(&e);
+	if (data)
+		famfs_write_map(fs, m, 0, data, a->size);
+	else if (fill_from_fd(fs, m, fd, a->size, from)) {
+		famfs_alloc_release(fs, m);
+		return CLI_EXIT_FAIL;
+	}
+	if (famfs_commit_file(fs, path, a, m, &e)) {
+		famfs_alloc_release(fs, m);
+		return create_failed(&e);
+	}
+	return CLI_EXIT_OK;
 }
 
 int cmd_create(int argc, char **argv)
@@ -94,11 +142,10 @@ int cmd_create(int argc, char **argv)
 	struct cli_devices devs = { 0 };
 	struct famfs_alloc_policy pol = { 0 };
 	struct famfs_file_attr a = { .mode = 0644 };
-	struct famfs_err e = { 0 };
 	const char *from = NULL, *host = NULL;
 	bool have_size = false;
 	uint8_t *data = NULL;
-	int c, fd = -1, rc = CLI_EXIT_FAIL;
+	int c, fd = -1, rc;
 	long mode;
 
 	while ((c = getopt_long(argc, argv, "s:f:n:c:m:u:g:d:H:h", opts, NULL)) != -1) {
@@ -166,37 +213,9 @@ int cmd_create(int argc, char **argv)
 	}
 
 	struct famfs_fs *fs = cli_open_fs("create", &devs, FAMFS_OPEN_MASTER, host);
-	struct famfs_fmap *m = NULL;
 
-	if (!fs)
-		goto out;
-	if (!from) {
-		rc = famfs_create_file(fs, argv[optind], &a, &pol, NULL, &e) ?
-		     CLI_EXIT_FAIL : CLI_EXIT_OK;
-		goto report;
-	}
-	if (famfs_lookup(fs, argv[optind])) {
-		cli_error("create", "%s: already exists", argv[optind]);
-		goto out;
-	}
-	if (famfs_alloc(fs, a.size, &pol, &m, &e))
-		goto report;
-	if (data)
-		famfs_write_map(fs, m, 0, data, a.size);
-	else if (fill_from_fd(fs, m, fd, a.size, from)) {
-		famfs_alloc_release(fs, m);
-		goto out;
-	}
-	if (famfs_commit_file(fs, argv[optind], &a, m, &e)) {
-		famfs_alloc_release(fs, m);
-		goto report;
-	}
-	rc = CLI_EXIT_OK;
-report:
-	if (rc != CLI_EXIT_OK)
-		cli_error("create", "%s", e.msg);
-out:
-	free(m);
+	rc = fs ? create_in(fs, argv[optind], &a, &pol, data, fd, from) :
+	     CLI_EXIT_FAIL;
 	free(data);
 	if (fd > 0)
 		close(fd);

@@ -34,22 +34,22 @@ static void print_view(const struct cli_view *v, struct json_object *o)
 /* getmap of a path in a mount: the server's user.famfs.map. */
 static int getmap_mounted(const char *path, const struct cli_view *view)
 {
-	struct json_object *o = cli_mount_xattr_json(path, "user.famfs.map"), *map, *v;
+	_cleanup_json_put_ struct json_object *o =
+		cli_mount_xattr_json(path, "user.famfs.map");
+	struct json_object *map, *v;
 	const char *names[FAMFS_MAX_EXTENTS];
 
 	if (!o || !json_object_object_get_ex(o, "map", &map)) {
 		cli_error("getmap", "%s: not a file in a famfs mount (no user.famfs.map "
 			  "xattr); for a filesystem on devices give them with -d", path);
-		json_object_put(o);
 		return CLI_EXIT_FAIL;
 	}
 	if (view->out != CLI_OUT_HUMAN) {
 		print_view(view, o);
-		json_object_put(o);
 		return CLI_EXIT_OK;
 	}
 	struct famfs_map_dev devs[FAMFS_MAX_DEVICES];
-	struct famfs_fmap *m = NULL;
+	_cleanup_free_ struct famfs_fmap *m = NULL;
 	uint64_t size = 0;
 	char why[300];
 
@@ -62,15 +62,11 @@ static int getmap_mounted(const char *path, const struct cli_view *view)
 	    famfs_fmap_check(m, size, devs, FAMFS_MAX_DEVICES, why, sizeof(why))) {
 		cli_error("getmap", "%s: the server's map is not usable: %s", path,
 			  why);
-		free(m);
-		json_object_put(o);
 		return CLI_EXIT_FAIL;
 	}
 	for (unsigned i = 0; i < m->nitems; i++)
 		names[i] = map_json_device(map, i);
 	print_human(path, size, m, NULL, names);
-	free(m);
-	json_object_put(o);
 	return CLI_EXIT_OK;
 }
 
@@ -118,9 +114,9 @@ int cmd_getmap(int argc, char **argv)
 	struct cli_devices devs = { 0 };
 	struct cli_view view = { 0 };
 	const char *host = NULL;
-	struct famfs_fs *fs;
+	_cleanup_famfs_close_ struct famfs_fs *fs = NULL;
 	struct famfs_node *n;
-	int c, rc = CLI_EXIT_OK;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "o:d:H:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -152,7 +148,6 @@ int cmd_getmap(int argc, char **argv)
 	if (!n || famfs_node_is_dir(n)) {
 		cli_error("getmap", "%s: %s", argv[optind],
 			  n ? "is a directory" : "no such file");
-		famfs_close(fs);
 		return CLI_EXIT_FAIL;
 	}
 	struct famfs_attr a;
@@ -162,17 +157,15 @@ int cmd_getmap(int argc, char **argv)
 	famfs_node_attr(n, &a);
 	famfs_node_path(n, path, sizeof(path));
 	if (view.out != CLI_OUT_HUMAN) {
-		struct json_object *o = json_object_new_object();
+		_cleanup_json_put_ struct json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "path", json_object_new_string(path));
 		json_object_object_add(o, "size", json_object_new_uint64(a.size));
 		json_object_object_add(o, "alloc_bytes", json_object_new_uint64(a.alloc_bytes));
 		json_object_object_add(o, "map", cli_map_json(fs, m));
 		print_view(&view, o);
-		json_object_put(o);
 	} else {
 		print_human(path, a.size, m, fs, NULL);
 	}
-	famfs_close(fs);
-	return rc;
+	return CLI_EXIT_OK;
 }

@@ -115,6 +115,15 @@ static void set_defaults(struct famfsd_config *c)
 	c->log_level = LOG_INFO;
 }
 
+/* The parser @p failed: where and why, into @err. */
+static int yaml_failed(const yaml_parser_t *p, const char *path, char *err,
+		       size_t errlen)
+{
+	snprintf(err, errlen, "%s:%zu: %s", path, p->problem_mark.line + 1,
+		 p->problem ? p->problem : "YAML error");
+	return -EINVAL;
+}
+
 /* Walk a YAML mapping; nested mappings give "parent.child" keys. */
 static int parse_mapping(yaml_parser_t *p, const char *prefix,
 			 struct famfsd_config *c, const char *path,
@@ -126,7 +135,7 @@ static int parse_mapping(yaml_parser_t *p, const char *prefix,
 
 	for (;;) {
 		if (!yaml_parser_parse(p, &ev))
-			goto yaml_error;
+			return yaml_failed(p, path, err, errlen);
 		if (ev.type == YAML_MAPPING_END_EVENT) {
 			yaml_event_delete(&ev);
 			return 0;
@@ -141,7 +150,7 @@ static int parse_mapping(yaml_parser_t *p, const char *prefix,
 			 (char *)ev.data.scalar.value);
 		yaml_event_delete(&ev);
 		if (!yaml_parser_parse(p, &ev))
-			goto yaml_error;
+			return yaml_failed(p, path, err, errlen);
 		if (ev.type == YAML_MAPPING_START_EVENT && !*prefix) {
 			char sub[130];
 
@@ -170,10 +179,6 @@ static int parse_mapping(yaml_parser_t *p, const char *prefix,
 		}
 		yaml_event_delete(&ev);
 	}
-yaml_error:
-	snprintf(err, errlen, "%s:%zu: %s", path, p->problem_mark.line + 1,
-		 p->problem ? p->problem : "YAML error");
-	return -EINVAL;
 }
 
 static int parse_file(FILE *f, const char *path, struct famfsd_config *c,
@@ -187,10 +192,7 @@ static int parse_file(FILE *f, const char *path, struct famfsd_config *c,
 	yaml_parser_set_input_file(&p, f);
 	for (;;) {
 		if (!yaml_parser_parse(&p, &ev)) {
-			snprintf(err, errlen, "%s:%zu: %s", path,
-				 p.problem_mark.line + 1,
-				 p.problem ? p.problem : "YAML error");
-			r = -EINVAL;
+			r = yaml_failed(&p, path, err, errlen);
 			break;
 		}
 		yaml_event_type_t t = ev.type;

@@ -18,6 +18,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "api/api.h"
+#include "famfs_cleanup.h"
 #include "famfsd.h"
 #include "jobs/jobs.h"
 #include "log.h"
@@ -267,6 +268,17 @@ static int mkdir_parent(const char *path)
  * and only then renamed to its path: bound in place it would be open to
  * everyone (umask permissions) until the chmod.
  */
+/* The socket at @tmp could not be set up: say why (errno), remove it. */
+static int listen_failed(const char *path, const char *tmp, char *err,
+			 size_t errlen)
+{
+	int r = -errno;
+
+	snprintf(err, errlen, "cannot listen on %s: %s", path, strerror(-r));
+	unlink(tmp);
+	return r;
+}
+
 static int unix_listen(char *err, size_t errlen)
 {
 	const struct famfsd_config *cfg = famfsd_cfg();
@@ -274,7 +286,8 @@ static int unix_listen(char *err, size_t errlen)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char tmp[sizeof(sa.sun_path)];
 	struct group *g;
-	int fd, r;
+	_cleanup_close_ int fd = -1;
+	int r;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid()) >=
 	    (int)sizeof(tmp)) {
@@ -296,27 +309,20 @@ static int unix_listen(char *err, size_t errlen)
 	unlink(tmp);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
-		goto fail;
+		return listen_failed(path, tmp, err, errlen);
 	if (g && chown(tmp, (uid_t)-1, g->gr_gid))
 		log_warn("cannot give %s to group %s: %m", path, g->gr_name);
 	if (chmod(tmp, cfg->socket_mode) || listen(fd, 128) ||
 	    rename(tmp, path))
-		goto fail;
+		return listen_failed(path, tmp, err, errlen);
 	listeners[nlisteners].own_socket = true;
-	return fd;
-fail:
-	r = -errno;
-	snprintf(err, errlen, "cannot listen on %s: %s", path, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	return r;
+	return TAKE_FD(fd);
 }
 
 static char *read_file(const char *path)
 {
-	FILE *f = fopen(path, "re");
-	char *buf;
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	_cleanup_free_ char *buf = NULL;
 	long n;
 
 	if (!f)
@@ -325,12 +331,9 @@ static char *read_file(const char *path)
 	n = ftell(f);
 	rewind(f);
 	buf = n >= 0 ? calloc(1, (size_t)n + 1) : NULL;
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
+	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n)
+		return NULL;
+	return TAKE_PTR(buf);
 }
 
 static struct MHD_Daemon *start_mhd(struct listener *l, unsigned extra_flags,

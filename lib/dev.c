@@ -53,7 +53,8 @@ static int populate_file(int fd, uint64_t size)
 FAMFS_EXPORT int famfs_emul_create(const char *path, uint64_t size,
 				   struct famfs_err *e)
 {
-	int fd, r;
+	_cleanup_close_ int fd = -1;
+	int r;
 
 	if (size == 0 || size % FAMFS_UNIT_SIZE)
 		return famfs_set_err(e, -EINVAL,
@@ -74,13 +75,11 @@ FAMFS_EXPORT int famfs_emul_create(const char *path, uint64_t size,
 	if (!r)
 		r = populate_file(fd, size);
 	if (r) {
-		close(fd);
 		unlink(path);
 		return famfs_set_err(e, -r, "%s: cannot allocate %llu bytes: %s",
 				     path, (unsigned long long)size,
 				     strerror(r));
 	}
-	close(fd);
 	return 0;
 }
 
@@ -88,15 +87,12 @@ FAMFS_EXPORT int famfs_emul_create(const char *path, uint64_t size,
 static int sysfs_read_u64(const char *file, uint64_t *v)
 {
 	char buf[64];
-	FILE *f = fopen(file, "re");
+	_cleanup_fclose_ FILE *f = fopen(file, "re");
 
 	if (!f)
 		return -errno;
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
+	if (!fgets(buf, sizeof(buf), f))
 		return -EIO;
-	}
-	fclose(f);
 	*v = strtoull(buf, NULL, 0);
 	return 0;
 }
@@ -193,53 +189,43 @@ FAMFS_EXPORT int famfs_dev_open(const char *path, bool writable,
 	struct stat st;
 	uint64_t size = 0;
 	enum famfs_dev_kind kind;
-	int fd, r;
+	_cleanup_close_ int fd = -1;
+	int r;
 	void *base;
 
 	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
 		return famfs_set_err(e, -errno, "%s: cannot open: %s", path,
 				     strerror(errno));
-	if (fstat(fd, &st) != 0) {
-		r = -errno;
-		close(fd);
-		return famfs_set_err(e, r, "%s: cannot stat", path);
-	}
+	if (fstat(fd, &st) != 0)
+		return famfs_set_err(e, -errno, "%s: cannot stat", path);
 	if (S_ISREG(st.st_mode)) {
 		kind = FAMFS_DEV_FILE;
 		size = (uint64_t)st.st_size;
 	} else if (S_ISCHR(st.st_mode)) {
 		kind = FAMFS_DEV_DAX;
 		r = dax_check(path, &st, &size, e);
-		if (r) {
-			close(fd);
+		if (r)
 			return r;
-		}
 	} else if (S_ISBLK(st.st_mode)) {
 		kind = FAMFS_DEV_BLOCK;
-		if (ioctl(fd, BLKGETSIZE64, &size) != 0) {
-			r = -errno;
-			close(fd);
-			return famfs_set_err(e, r, "%s: cannot get its size", path);
-		}
+		if (ioctl(fd, BLKGETSIZE64, &size) != 0)
+			return famfs_set_err(e, -errno, "%s: cannot get its size",
+					     path);
 	} else {
-		close(fd);
 		return famfs_set_err(e, -EINVAL,
 			"%s: not a file, DAX device or pmem block device", path);
 	}
-	if (size < 2 * FAMFS_UNIT_SIZE) {
-		close(fd);
+	if (size < 2 * FAMFS_UNIT_SIZE)
 		return famfs_set_err(e, -EINVAL,
 			"%s: device of %llu bytes is too small (minimum 4 MiB)",
 			path, (unsigned long long)size);
-	}
 	uint64_t raw_size = size;
 
 	size -= size % FAMFS_UNIT_SIZE; /* a trailing partial unit is unused */
 	base = map_2mib_aligned(fd, size, PROT_READ | (writable ? PROT_WRITE : 0));
 	if (base == MAP_FAILED) {
 		r = -errno;
-		close(fd);
 		return famfs_set_err(e, r, "%s: cannot map %llu bytes: %s", path,
 				     (unsigned long long)size, strerror(-r));
 	}
@@ -257,17 +243,16 @@ FAMFS_EXPORT int famfs_dev_open(const char *path, bool writable,
 	if (!d || !(d->path = strdup(path))) {
 		free(d);
 		munmap(base, size);
-		close(fd);
 		return famfs_set_err(e, -ENOMEM, "out of memory");
 	}
-	d->fd = fd;
+	d->fd = TAKE_FD(fd);
 	d->base = base;
 	d->size = size;
 	d->raw_size = raw_size;
 	d->kind = kind;
 	d->writable = writable;
 	d->store_by_pwrite = writable && kind == FAMFS_DEV_FILE &&
-			     !on_hugetlbfs(fd);
+			     !on_hugetlbfs(d->fd);
 	*out = d;
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "famfs.h"
+#include "famfs_cleanup.h"
 
 #define FAMFS_EXPORT __attribute__((visibility("default")))
 #define S_ISDIR_MODE(m) (((m) & 0170000) == 0040000)
@@ -19,9 +20,6 @@
 /* Never overflows: (n + d - 1) / d wraps for n near UINT64_MAX. */
 #define DIV_ROUND_UP(n, d) ((n) / (d) + ((n) % (d) != 0))
 #define ROUND_UP(n, d) (DIV_ROUND_UP(n, d) * (d))
-
-static inline void freep(void *p) { free(*(void **)p); }
-#define _cleanup_free_ __attribute__((cleanup(freep)))
 
 /* Fill @e (if any) and return @code (a negative errno). */
 int famfs_set_err(struct famfs_err *e, int code, const char *fmt, ...)

@@ -305,20 +305,18 @@ static int remove_tree(struct sync_ctx *c, int dirfd, const char *name,
 /* Remove everything in the directory open as @dirfd. */
 static int empty_dir(struct sync_ctx *c, int dirfd)
 {
-	int fd = dup(dirfd), r = 0;
+	_cleanup_close_ int fd = dup(dirfd);
+	_cleanup_closedir_ DIR *dir = NULL;
 	struct dirent *d;
-	DIR *dir;
+	int r = 0;
 
-	if (fd < 0 || !(dir = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0 || !(dir = fdopendir(fd)))
 		return -errno;
-	}
+	(void)TAKE_FD(fd); /* the DIR's now */
 	while (!r && (d = readdir(dir)))
 		if (strcmp(d->d_name, ".") && strcmp(d->d_name, ".."))
 			r = remove_tree(c, dirfd, d->d_name, d->d_ino,
 					d->d_type == DT_DIR);
-	closedir(dir);
 	return r;
 }
 
@@ -346,18 +344,17 @@ static int remove_tree(struct sync_ctx *c, int dirfd, const char *name,
 static int remove_stale(struct sync_ctx *c, int dirfd, struct famfs_node *dir,
 			bool root)
 {
-	int fd = dup(dirfd), r = 0;
+	_cleanup_close_ int fd = dup(dirfd);
+	_cleanup_closedir_ DIR *dh = NULL;
 	struct famfs_node *n;
 	struct famfs_attr a;
 	struct dirent *d;
-	DIR *dh;
+	int r = 0;
 
-	if (fd < 0 || !(dh = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0 || !(dh = fdopendir(fd)))
 		return famfs_set_err(c->e, -errno, "cannot read a directory "
 				     "of %s", c->mnt);
-	}
+	(void)TAKE_FD(fd); /* the DIR's now */
 	while (!r && (d = readdir(dh))) {
 		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") ||
 		    (root && !strcmp(d->d_name, FAMFS_KMOD_META_DIR)))
@@ -375,7 +372,6 @@ static int remove_stale(struct sync_ctx *c, int dirfd, struct famfs_node *dir,
 			famfs_set_err(c->e, r, "%s: cannot remove %s: %s",
 				      c->mnt, d->d_name, strerror(-r));
 	}
-	closedir(dh);
 	return r;
 }
 
@@ -451,7 +447,7 @@ static int add_one(struct sync_ctx *c, int dirfd, struct famfs_node *n)
 static int add_missing(struct sync_ctx *c, int dirfd, struct famfs_node *dir)
 {
 	struct famfs_node *n;
-	int r, fd;
+	int r;
 
 	for (n = famfs_node_first_child(dir); n; n = famfs_node_next_sibling(n)) {
 		r = c->removing ? 0 : add_one(c, dirfd, n);
@@ -459,15 +455,15 @@ static int add_missing(struct sync_ctx *c, int dirfd, struct famfs_node *dir)
 			return r;
 		if (!famfs_node_is_dir(n))
 			continue;
-		fd = openat(dirfd, famfs_node_name(n),
-			    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		_cleanup_close_ int fd = openat(dirfd, famfs_node_name(n),
+						O_RDONLY | O_DIRECTORY |
+						O_CLOEXEC);
 		if (fd < 0 && c->removing && errno == ENOENT)
 			continue;  /* not in the mount yet: nothing to remove */
 		if (fd < 0)
 			return famfs_set_err(c->e, -errno, "cannot open a "
 					     "directory of %s", c->mnt);
 		r = sync_dir(c, fd, n);
-		close(fd);
 		if (r)
 			return r;
 	}

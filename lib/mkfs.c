@@ -125,42 +125,12 @@ static void write_log(struct famfs_dev *d0, const struct famfs_superblock *sb)
 	famfs_dev_flush(d0, sb->log_offset, FAMFS_LOG_HEADER_SIZE + 4096);
 }
 
-FAMFS_EXPORT int famfs_mkfs(const char *const *paths, unsigned ndev,
-			    const struct famfs_mkfs_opts *o,
-			    struct famfs_uuid *fs_uuid, struct famfs_err *e)
+/* Format the open, checked @devs; *@fs_uuid (if any) gets the new uuid. */
+static void write_fs(struct famfs_dev **devs, unsigned ndev,
+		     const struct famfs_mkfs_opts *o, uint64_t log_size,
+		     struct famfs_uuid *fs_uuid)
 {
-	struct famfs_dev *devs[FAMFS_MAX_DEVICES] = { 0 };
 	struct famfs_superblock sb;
-	struct famfs_mkfs_opts def = { 0 };
-	uint64_t log_size;
-	int r = 0;
-
-	if (!o)
-		o = &def;
-	if (ndev == 0 || ndev > FAMFS_MAX_DEVICES)
-		return famfs_set_err(e, -EINVAL, "mkfs needs 1 to %d devices, got %u",
-				     FAMFS_MAX_DEVICES, ndev);
-	log_size = o->log_size ? o->log_size : FAMFS_LOG_DEFAULT_SIZE;
-	if (log_size < FAMFS_LOG_MIN_SIZE || log_size % FAMFS_UNIT_SIZE)
-		return famfs_set_err(e, -EINVAL,
-			"log size %llu is not a multiple of 2 MiB of at least 2 MiB",
-			(unsigned long long)log_size);
-	if (o->nslots > FAMFS_MAX_SLOTS)
-		return famfs_set_err(e, -EINVAL, "at most %d client slots",
-				     FAMFS_MAX_SLOTS);
-	if (o->pack_threshold > FAMFS_UNIT_SIZE / 2 ||
-	    o->pack_threshold % FAMFS_BLOCK_SIZE)
-		return famfs_set_err(e, -EINVAL,
-			"pack threshold must be a multiple of 4 KiB up to 1 MiB");
-
-	for (unsigned i = 0; i < ndev && !r; i++)
-		r = famfs_dev_open(paths[i], true, &devs[i], e);
-	for (unsigned i = 0; i < ndev && !r; i++)
-		r = check_existing(devs[i], i, o->force, e);
-	if (!r)
-		r = check_geometry(devs, ndev, log_size, e);
-	if (r)
-		goto out;
 
 	memset(&sb, 0, sizeof(sb));
 	sb.magic = FAMFS_SB_MAGIC;
@@ -208,7 +178,43 @@ FAMFS_EXPORT int famfs_mkfs(const char *const *paths, unsigned ndev,
 	FAMFS_KILL_POINT("mkfs.sb_written");
 	if (fs_uuid)
 		*fs_uuid = sb.fs_uuid;
-out:
+}
+
+FAMFS_EXPORT int famfs_mkfs(const char *const *paths, unsigned ndev,
+			    const struct famfs_mkfs_opts *o,
+			    struct famfs_uuid *fs_uuid, struct famfs_err *e)
+{
+	struct famfs_dev *devs[FAMFS_MAX_DEVICES] = { 0 };
+	struct famfs_mkfs_opts def = { 0 };
+	uint64_t log_size;
+	int r = 0;
+
+	if (!o)
+		o = &def;
+	if (ndev == 0 || ndev > FAMFS_MAX_DEVICES)
+		return famfs_set_err(e, -EINVAL, "mkfs needs 1 to %d devices, got %u",
+				     FAMFS_MAX_DEVICES, ndev);
+	log_size = o->log_size ? o->log_size : FAMFS_LOG_DEFAULT_SIZE;
+	if (log_size < FAMFS_LOG_MIN_SIZE || log_size % FAMFS_UNIT_SIZE)
+		return famfs_set_err(e, -EINVAL,
+			"log size %llu is not a multiple of 2 MiB of at least 2 MiB",
+			(unsigned long long)log_size);
+	if (o->nslots > FAMFS_MAX_SLOTS)
+		return famfs_set_err(e, -EINVAL, "at most %d client slots",
+				     FAMFS_MAX_SLOTS);
+	if (o->pack_threshold > FAMFS_UNIT_SIZE / 2 ||
+	    o->pack_threshold % FAMFS_BLOCK_SIZE)
+		return famfs_set_err(e, -EINVAL,
+			"pack threshold must be a multiple of 4 KiB up to 1 MiB");
+
+	for (unsigned i = 0; i < ndev && !r; i++)
+		r = famfs_dev_open(paths[i], true, &devs[i], e);
+	for (unsigned i = 0; i < ndev && !r; i++)
+		r = check_existing(devs[i], i, o->force, e);
+	if (!r)
+		r = check_geometry(devs, ndev, log_size, e);
+	if (!r)
+		write_fs(devs, ndev, o, log_size, fs_uuid);
 	for (unsigned i = 0; i < ndev; i++)
 		famfs_dev_close(devs[i]);
 	return r;

@@ -149,22 +149,20 @@ int famfs_slot_claim(struct famfs_fs *fs, struct famfs_err *e)
 /* Give the slot back (if any) and drop the writable slot map. */
 void famfs_slot_release(struct famfs_fs *fs)
 {
-	struct famfs_client_slot *s;
+	if (fs->slot >= 0) {
+		struct famfs_client_slot *s = slot_at(fs, (unsigned)fs->slot);
 
-	if (fs->slot < 0)
-		goto unmap;
-	s = slot_at(fs, (unsigned)fs->slot);
+		famfs_dev_invalidate(fs->dev[0], fs->sb.slots_offset +
+				     (unsigned)fs->slot * sizeof(*s),
+				     sizeof(*s));
+		if (!memcmp(&s->host_uuid, &fs->session_uuid, 16)) {
+			struct famfs_client_slot mine = *s;
 
-	famfs_dev_invalidate(fs->dev[0], fs->sb.slots_offset +
-			     (unsigned)fs->slot * sizeof(*s), sizeof(*s));
-	if (!memcmp(&s->host_uuid, &fs->session_uuid, 16)) {
-		struct famfs_client_slot mine = *s;
-
-		mine.state = FAMFS_SLOT_FREE;
-		slot_write(fs, (unsigned)fs->slot, &mine);
+			mine.state = FAMFS_SLOT_FREE;
+			slot_write(fs, (unsigned)fs->slot, &mine);
+		}
+		fs->slot = -1;
 	}
-	fs->slot = -1;
-unmap:
 	if (fs->slots_rw)
 		munmap(fs->slots_rw, FAMFS_UNIT_SIZE);
 	fs->slots_rw = NULL;
@@ -297,42 +295,46 @@ FAMFS_EXPORT int famfs_slots(struct famfs_fs *fs, struct famfs_slot_info *out,
  * heartbeats only move forward, so that delays reuse until its next
  * publish; a claim re-reads its slot and moves on.
  */
+/* Mark the slot at @at in the 4 KiB block @blk of @path evicted, reading
+ * and writing the block through @fd into @buf.
+ */
+static int evict_in_block(int fd, void *buf, uint64_t blk, uint64_t at,
+			  uint32_t index, const char *path,
+			  struct famfs_err *e)
+{
+	struct famfs_client_slot *s;
+
+	if (pread(fd, buf, 4096, (off_t)blk) != 4096)
+		return famfs_set_err(e, -EIO, "%s: cannot read the slot table",
+				     path);
+	s = (struct famfs_client_slot *)((char *)buf + at);
+	if (s->magic != FAMFS_SLOT_MAGIC || s->state != FAMFS_SLOT_LIVE)
+		return famfs_set_err(e, -ENOENT, "slot %u holds no live client",
+				     index);
+	s->state = FAMFS_SLOT_EVICTED;
+	if (pwrite(fd, buf, 4096, (off_t)blk) != 4096)
+		return famfs_set_err(e, -EIO, "%s: cannot write the slot table",
+				     path);
+	return 0;
+}
+
 static int evict_direct(struct famfs_fs *fs, uint32_t index,
 			struct famfs_err *e)
 {
+	const char *path = fs->dev[0]->path;
 	uint64_t off = fs->sb.slots_offset +
 		       (uint64_t)index * sizeof(struct famfs_client_slot);
 	uint64_t blk = off & ~4095ULL;
-	struct famfs_client_slot *s;
-	void *buf = NULL;
-	int fd, r = 0;
+	_cleanup_free_ void *buf = NULL;
+	_cleanup_close_ int fd = -1;
+	int r;
 
-	fd = open(fs->dev[0]->path, O_RDWR | O_DIRECT | O_DSYNC | O_CLOEXEC);
+	fd = open(path, O_RDWR | O_DIRECT | O_DSYNC | O_CLOEXEC);
 	if (fd < 0)
-		return famfs_set_err(e, -errno, "%s: %s", fs->dev[0]->path,
-				     strerror(errno));
-	if (posix_memalign(&buf, 4096, 4096)) {
-		close(fd);
+		return famfs_set_err(e, -errno, "%s: %s", path, strerror(errno));
+	if (posix_memalign(&buf, 4096, 4096))
 		return famfs_set_err(e, -ENOMEM, "out of memory");
-	}
-	if (pread(fd, buf, 4096, (off_t)blk) != 4096) {
-		r = famfs_set_err(e, -EIO, "%s: cannot read the slot table",
-				  fs->dev[0]->path);
-		goto out;
-	}
-	s = (struct famfs_client_slot *)((char *)buf + (off - blk));
-	if (s->magic != FAMFS_SLOT_MAGIC || s->state != FAMFS_SLOT_LIVE) {
-		r = famfs_set_err(e, -ENOENT, "slot %u holds no live client",
-				  index);
-		goto out;
-	}
-	s->state = FAMFS_SLOT_EVICTED;
-	if (pwrite(fd, buf, 4096, (off_t)blk) != 4096)
-		r = famfs_set_err(e, -EIO, "%s: cannot write the slot table",
-				  fs->dev[0]->path);
-out:
-	free(buf);
-	close(fd);
+	r = evict_in_block(fd, buf, blk, off - blk, index, path, e);
 	slot_invalidate(fs);
 	return r;
 }

@@ -9,6 +9,7 @@
 
 #include "client/client.h"
 #include "famfs.h"
+#include "famfs_cleanup.h"
 
 json_object *famfs_json_path(json_object *o, const char *path)
 {
@@ -88,27 +89,23 @@ static int emit_json(yaml_emitter_t *em, json_object *o)
 
 int famfs_print_yaml(FILE *f, json_object *o)
 {
-	yaml_emitter_t em;
+	_cleanup_(yaml_emitter_delete) yaml_emitter_t em;
 	yaml_event_t ev;
-	int r = -1;
 
 	yaml_emitter_initialize(&em);
 	yaml_emitter_set_output_file(&em, f);
 	yaml_emitter_set_unicode(&em, 1);
 	yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
 	if (emit(&em, &ev))
-		goto out;
+		return -1;
 	yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
 	if (emit(&em, &ev) || emit_json(&em, o))
-		goto out;
+		return -1;
 	yaml_document_end_event_initialize(&ev, 1);
 	if (emit(&em, &ev))
-		goto out;
+		return -1;
 	yaml_stream_end_event_initialize(&ev);
-	r = emit(&em, &ev);
-out:
-	yaml_emitter_delete(&em);
-	return r;
+	return emit(&em, &ev);
 }
 
 void famfs_print_json(FILE *f, json_object *o)
