@@ -7,6 +7,10 @@
 # wrapped here for that: CMake 3.25 has no TEST_LAUNCHER, and the wrapper
 # must cover the tests of every directory, including ones added later.
 string(TOLOWER "${FAMFS_SANITIZE}" _famfs_san)
+# FAMFS_ASAN: this is the ASan+UBSan tree (tests that need ASan's own
+# runtime options, e.g. an allocator that refuses, check this, not
+# FAMFS_SANITIZE, which is set in the TSan tree too).
+set(FAMFS_ASAN OFF)
 if(_famfs_san STREQUAL "thread")
   add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
   add_link_options(-fsanitize=thread)
@@ -38,6 +42,7 @@ if(_famfs_san STREQUAL "thread")
                       ${FAMFS_TSAN_SUPP} ${cmd} ${T_COMMAND})
   endfunction()
 elseif(FAMFS_SANITIZE)
+  set(FAMFS_ASAN ON)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
                       -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)

@@ -3,7 +3,7 @@
 # famfs-cli/cmd_create.c): a file larger than the first 1 MiB comes back
 # byte for byte, and when growing the buffer fails the command says so
 # and frees what it had read. The second half needs the ASan build
-# (FAMFS_SANITIZED=1): its allocator can be told to refuse allocations
+# (FAMFS_ASAN=1): its allocator can be told to refuse allocations
 # over 1 MiB (max_allocation_size_mb), so the first buffer is had and its
 # growth refused, and LeakSanitizer sees a leak at exit; elsewhere it is
 # skipped.
@@ -28,7 +28,7 @@ else
 	bad "the file differs from stdin: $(cat "$W/err")"
 fi
 
-if [ "${FAMFS_SANITIZED:-}" = 1 ]; then
+if [ "${FAMFS_ASAN:-}" = 1 ]; then
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1:max_allocation_size_mb=1" \
 		"$CLI" create -d "$W/d0" --from - /nomem <"$W/src" >"$W/out" 2>"$W/err"
 	rc=$?
@@ -43,6 +43,6 @@ if [ "${FAMFS_SANITIZED:-}" = 1 ]; then
 		ok "a buffer that cannot grow is freed"
 	fi
 else
-	echo "skip: refusing an allocation needs the ASan build (FAMFS_SANITIZED=1)"
+	echo "skip: refusing an allocation needs the ASan build (FAMFS_ASAN=1)"
 fi
 cli_tally
