@@ -215,6 +215,14 @@ static void report_log(void)
 			  ls.tail_reason, (unsigned long long)ls.entries);
 		snprintf(fused.last_tail_reason, sizeof(fused.last_tail_reason),
 			 "%s", ls.tail_reason);
+	} else if (ls.tail_state == FAMFS_TAIL_CORRUPT &&
+		   strcmp(ls.tail_reason, fused.last_tail_reason)) {
+		fused_log("error: log: corrupt: %s; serving the %llu valid "
+			  "entries and every file known before; run `famfs-cli "
+			  "fsck --repair` on the master", ls.tail_reason,
+			  (unsigned long long)ls.entries);
+		snprintf(fused.last_tail_reason, sizeof(fused.last_tail_reason),
+			 "%s", ls.tail_reason);
 	} else if (ls.tail_state == FAMFS_TAIL_WAITING &&
 		   strcmp(ls.tail_reason, fused.last_tail_reason)) {
 		fused_log("log: %s; famfsd gives this mount the device when "

@@ -65,7 +65,7 @@ struct fused {
 	pthread_t notify_thr, follow_thr;
 	bool threads_started;
 	atomic_bool stopping;            /* read by the follower unlocked */
-	char last_tail_reason[160];      /* the torn tail reported last */
+	char last_tail_reason[256];      /* the bad tail reported last */
 	uint64_t last_skipped;
 };
 

@@ -90,6 +90,12 @@ FAMFS_EXPORT int famfs_commit_files(struct famfs_fs *fs,
 		need += pp[i].len;
 	}
 	pthread_rwlock_wrlock(&fs->lock);
+	ok = famfs_log_refuse_corrupt(fs, e);
+	if (ok) {
+		pthread_rwlock_unlock(&fs->lock);
+		free(pp);
+		return ok;
+	}
 	if (fs->tail + need > fs->log_size) {
 		pthread_rwlock_unlock(&fs->lock);
 		free(pp);

@@ -125,16 +125,22 @@ struct famfs_log_status {
 	uint64_t size_bytes;      /* log size */
 	int tail_state;           /* enum famfs_tail_state */
 	uint64_t tail_offset;     /* log offset where the valid log ends */
-	char tail_reason[160];    /* why the next bytes are not an entry */
+	char tail_reason[256];    /* why the next bytes are not an entry */
 	uint64_t skipped;         /* CRC-valid entries that could not apply */
 	char skip_reason[200];    /* the last such entry and why */
+	uint64_t corrupt_first;   /* FAMFS_TAIL_CORRUPT: the committed seqs */
+	uint64_t corrupt_last;    /* that replay could not read */
 };
 
 enum famfs_tail_state {
 	FAMFS_TAIL_CLEAN = 0,     /* zeros or end of log: nothing appended */
-	FAMFS_TAIL_TORN = 1,      /* a bad entry: torn append or corruption */
+	FAMFS_TAIL_TORN = 1,      /* a bad entry past the committed tail: a
+				   * crash during an append left it */
 	FAMFS_TAIL_WAITING = 2,   /* a DEVICE_ADD of a device not given: replay
 				   * goes on once famfs_device_attach() gives it */
+	FAMFS_TAIL_CORRUPT = 3,   /* a committed entry fails its check (the
+				   * committed-tail record or a client slot
+				   * proves it was written): entries are lost */
 };
 
 /*
@@ -160,6 +166,29 @@ void famfs_set_change_cb(struct famfs_fs *fs, famfs_change_fn fn, void *arg);
  */
 int famfs_replay(struct famfs_fs *fs, struct famfs_err *e);
 void famfs_log_status(struct famfs_fs *fs, struct famfs_log_status *st);
+
+/* A path a corrupt log loses, with the seq of the entry that held it. */
+typedef void (*famfs_lost_fn)(void *arg, uint64_t seq, const char *path,
+			      uint16_t path_len);
+
+/*
+ * famfs_log_lost() - the paths of the entries a corrupt (or torn) log
+ * cannot replay, where they can still be read: from the bad entry itself
+ * (a BATCH's inner entries) and from valid entries after it. Returns how
+ * many were found.
+ */
+unsigned famfs_log_lost(struct famfs_fs *fs, famfs_lost_fn fn, void *arg);
+
+/*
+ * famfs_log_repair() - end the log at the last good entry (open as master,
+ * offline: no client should be following). Calls @fn for every path it
+ * drops (NULL: none), fills @before with the status it repaired, zeroes
+ * the rest of the log, writes the committed-tail record for the last good
+ * entry and moves client slots that replayed past it back to it. Returns
+ * 0 or a negative errno (with @e).
+ */
+int famfs_log_repair(struct famfs_fs *fs, famfs_lost_fn fn, void *arg,
+		     struct famfs_log_status *before, struct famfs_err *e);
 
 /* The tree is shared by threads: hold the read lock while using nodes
  * found through it; replay and the mutating calls take the write lock.

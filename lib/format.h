@@ -37,7 +37,7 @@
 #define FAMFS_BLOCKS_PER_UNIT (FAMFS_UNIT_SIZE / FAMFS_BLOCK_SIZE)
 
 #define FAMFS_FORMAT_MAJOR 1
-#define FAMFS_FORMAT_MINOR 2 /* 1.1: SETATTR, BATCH; 1.2: RENAME; 1.0 is still read */
+#define FAMFS_FORMAT_MINOR 4 /* 1.1: SETATTR, BATCH; 1.2: RENAME; 1.4: tail record */
 
 #define FAMFS_MAX_DEVICES 64
 #define FAMFS_MAX_STRIPS 64
@@ -54,6 +54,7 @@
  * Every device (offset 0): a device label.
  * Device 0 also holds:
  *   FAMFS_SB_OFFSET         the superblock
+ *   FAMFS_TAILREC_OFFSET    the committed-tail record (two slots)
  *   FAMFS_SLOTS_OFFSET      the client slot table
  *   FAMFS_SB_BACKUP_OFFSET  the backup superblock
  *   FAMFS_LOG_OFFSET        the log (header + entries), log_size bytes
@@ -62,6 +63,7 @@
  */
 #define FAMFS_LABEL_OFFSET 0ULL
 #define FAMFS_SB_OFFSET (4 * FAMFS_KiB)
+#define FAMFS_TAILREC_OFFSET (32 * FAMFS_KiB)
 #define FAMFS_SLOTS_OFFSET (64 * FAMFS_KiB)
 #define FAMFS_SB_BACKUP_OFFSET (1 * FAMFS_MiB)
 #define FAMFS_LOG_OFFSET (2 * FAMFS_MiB)
@@ -74,6 +76,7 @@
 #define FAMFS_LOGHDR_MAGIC 0x31474f4c53464d46ULL /* "FMFSLOG1" */
 #define FAMFS_SLOT_MAGIC 0x544f4c53U             /* "SLOT" */
 #define FAMFS_ENTRY_MAGIC 0x31454c46U            /* "FLE1" */
+#define FAMFS_TAILREC_MAGIC 0x4c494154U          /* "TAIL" */
 
 struct famfs_uuid {
 	uint8_t b[16];
@@ -141,8 +144,30 @@ struct famfs_client_slot {
 };
 FAMFS_STATIC_ASSERT(sizeof(struct famfs_client_slot) == 64, "slot size");
 
+/* Committed-tail record (format 1.4): two 64-byte slots at
+ * FAMFS_TAILREC_OFFSET and FAMFS_TAILREC_OFFSET + 64 of device 0. After
+ * each append is flushed the master writes the next generation into slot
+ * (gen % 2) and flushes it; the valid slot with the higher gen wins, so a
+ * torn write of one slot leaves the other. Every entry up to @end_seq was
+ * committed: one that fails its checks is corruption, never a torn append.
+ */
+struct famfs_tail_record {
+	uint32_t magic;            /* FAMFS_TAILREC_MAGIC */
+	uint32_t crc;              /* CRC32C of the 64 bytes with crc = 0 */
+	uint64_t fs_tag;           /* first 8 bytes of fs_uuid, as entries */
+	uint64_t gen;              /* 1, 2, 3, ...: the higher valid one wins */
+	uint64_t entry_seq;        /* seq in the header of the last entry */
+	uint64_t entry_offset;     /* its log offset */
+	uint32_t entry_len;        /* its length */
+	uint32_t entry_crc;        /* its header's crc */
+	uint64_t end_seq;          /* last seq it covers (a BATCH: its last) */
+	uint64_t written_ns;       /* CLOCK_REALTIME of the record */
+};
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_tail_record) == 64, "tailrec size");
+
 /* 4096 bytes at the start of the log. Written once by mkfs, never again:
- * the tail is found by scanning, so no mutable counter needs protecting.
+ * the tail is found by scanning; the committed-tail record (above) only
+ * tells how far the scan must get.
  */
 struct famfs_log_header {
 	uint64_t magic;            /* FAMFS_LOGHDR_MAGIC */

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * fsck: read-only checks of everything on the media. A torn entry at the
- * tail is what a crash mid-append leaves: a warning, the log is consistent.
- * Valid entries found after a bad one mean corruption: an error.
+ * fsck: read-only checks of everything on the media. A bad entry past the
+ * committed tail is what a crash mid-append leaves: a warning, the log is
+ * consistent. A bad entry the committed-tail record or a client slot
+ * proves committed, or valid entries found after a bad one, mean
+ * corruption: an error naming the seqs and the paths lost.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -121,6 +123,69 @@ static void check_lost_entries(struct fsck_ctx *c, struct famfs_fs *fs)
 	}
 }
 
+static void report_lost_path(void *arg, uint64_t seq, const char *path,
+			     uint16_t len)
+{
+	report(arg, FAMFS_FSCK_INFO, "lost", "seq %llu: %.*s",
+	       (unsigned long long)seq, (int)len, path);
+}
+
+/* The two slots of the committed-tail record: one torn slot is what a
+ * crash while writing it leaves (the other holds the previous tail); both
+ * damaged is corruption. The winner must name an entry the log holds.
+ */
+static void check_tail_record(struct fsck_ctx *c, struct famfs_fs *fs)
+{
+	struct famfs_tail_record r;
+	int s[2], bad;
+
+	for (unsigned i = 0; i < 2; i++)
+		s[i] = famfs_tailrec_slot_check(fs, i, NULL);
+	bad = (s[0] == -EBADMSG) + (s[1] == -EBADMSG);
+	for (unsigned i = 0; i < 2; i++)
+		if (s[i] == -EBADMSG)
+			report(c, bad == 2 ? FAMFS_FSCK_ERROR : FAMFS_FSCK_WARNING,
+			       "tailrec",
+			       "committed-tail record slot %u is torn or corrupt%s", i,
+			       bad == 2 ? " (both slots: the committed tail is unknown)" :
+			       "; the other slot is used (a crash while writing it "
+			       "leaves this)");
+	if (!famfs_tailrec_read(fs, &r) || r.end_seq > fs->last_seq ||
+	    r.end_seq == 0)
+		return;
+	if (r.entry_offset + sizeof(struct famfs_entry_hdr) > fs->tail ||
+	    ((const struct famfs_entry_hdr *)(fs->log + r.entry_offset))->seq !=
+		    r.entry_seq ||
+	    ((const struct famfs_entry_hdr *)(fs->log + r.entry_offset))->crc !=
+		    r.entry_crc)
+		report(c, FAMFS_FSCK_ERROR, "tailrec",
+		       "the committed-tail record names entry seq %llu at log "
+		       "offset %llu, which the log does not hold there",
+		       (unsigned long long)r.entry_seq,
+		       (unsigned long long)r.entry_offset);
+}
+
+/* What the log's end says: clean, torn (a warning), or corrupt. */
+static void check_log_end(struct fsck_ctx *c, struct famfs_fs *fs)
+{
+	if (fs->tail_state == FAMFS_TAIL_CORRUPT) {
+		report(c, FAMFS_FSCK_ERROR, "log", "%s", fs->tail_reason);
+		if (!famfs_log_lost(fs, report_lost_path, c))
+			report(c, FAMFS_FSCK_INFO, "lost",
+			       "the paths of seq %llu..%llu cannot be read",
+			       (unsigned long long)fs->corrupt_first,
+			       (unsigned long long)fs->corrupt_last);
+		check_lost_entries(c, fs);
+	} else if (fs->tail_state == FAMFS_TAIL_TORN) {
+		report(c, FAMFS_FSCK_WARNING, "log",
+		       "torn or corrupt entry %s; it is ignored (it lies past the "
+		       "committed tail: a crash during an append leaves this)",
+		       fs->tail_reason);
+		check_lost_entries(c, fs);
+	}
+	check_tail_record(c, fs);
+}
+
 FAMFS_EXPORT int famfs_fsck(const char *const *paths, unsigned ndev,
 			    famfs_fsck_fn fn, void *arg,
 			    struct famfs_fsck_result *res, struct famfs_err *e)
@@ -145,12 +210,7 @@ FAMFS_EXPORT int famfs_fsck(const char *const *paths, unsigned ndev,
 	       (unsigned long long)fs->nentries, (unsigned long long)fs->tail,
 	       (unsigned long long)fs->log_size, (unsigned long long)fs->nfiles,
 	       (unsigned long long)fs->ndirs);
-	if (fs->tail_state == FAMFS_TAIL_TORN) {
-		report(&c, FAMFS_FSCK_WARNING, "log",
-		       "torn or corrupt entry %s; it is ignored (a crash during "
-		       "an append leaves this)", fs->tail_reason);
-		check_lost_entries(&c, fs);
-	}
+	check_log_end(&c, fs);
 	for (uint64_t i = 0; i < fs->skipped; i++)
 		report(&c, FAMFS_FSCK_ERROR, "entry", "%s",
 		       i < ARRAY_SIZE(fs->skip_log) ? fs->skip_log[i] :
@@ -163,7 +223,8 @@ FAMFS_EXPORT int famfs_fsck(const char *const *paths, unsigned ndev,
 			report(&c, FAMFS_FSCK_ERROR, "slots",
 			       "client slot %u has bad state %u", i, s->state);
 		else if (s->magic == FAMFS_SLOT_MAGIC && s->state == FAMFS_SLOT_LIVE &&
-			 s->replayed_seq > fs->last_seq)
+			 s->replayed_seq > fs->last_seq &&
+			 fs->tail_state != FAMFS_TAIL_CORRUPT)
 			report(&c, FAMFS_FSCK_WARNING, "slots",
 			       "client slot %u claims seq %llu, past the log's end",
 			       i, (unsigned long long)s->replayed_seq);

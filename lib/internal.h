@@ -199,7 +199,10 @@ struct famfs_fs {
 	char last_skip[200];
 	char skip_log[16][200];       /* the first skipped entries, for fsck */
 	int tail_state;
-	char tail_reason[160];
+	char tail_reason[256];
+	uint64_t corrupt_first;       /* FAMFS_TAIL_CORRUPT: seqs lost */
+	uint64_t corrupt_last;
+	uint64_t last_entry_off;      /* log offset of the last valid entry */
 
 	/* namespace */
 	struct famfs_node *root;
@@ -231,6 +234,29 @@ struct famfs_fs {
 	famfs_change_fn change_fn;
 	void *change_arg;
 };
+
+/* tailrec.c: the committed-tail record, format 1.4 */
+/* 0, -ENOENT (zeros, or another filesystem's) or -EBADMSG (torn, corrupt);
+ * *@out gets the slot's bytes whatever they are.
+ */
+int famfs_tailrec_slot_check(const struct famfs_fs *fs, unsigned i,
+			     struct famfs_tail_record *out);
+/* The valid slot with the higher gen; false if neither is valid. */
+bool famfs_tailrec_read(const struct famfs_fs *fs, struct famfs_tail_record *out);
+/* Record entry @h at log offset @off (NULL: an empty log) as the last
+ * committed one, covering seqs up to @end_seq; flushed on return.
+ */
+int famfs_tailrec_write(struct famfs_fs *fs, uint64_t off,
+			const struct famfs_entry_hdr *h, uint64_t end_seq);
+/* The highest seq the record or a client slot proves committed, and in
+ * @src which of them says so.
+ */
+uint64_t famfs_committed_evidence(const struct famfs_fs *fs, char *src,
+				  size_t srclen);
+/* A scan stopped at a bad entry (@why): mark the log corrupt if committed
+ * entries lie past the stop.
+ */
+void famfs_tail_judge(struct famfs_fs *fs, const char *why);
 
 /* dev.c */
 int famfs_dev_flush_range(struct famfs_dev *d, const void *p, uint64_t len);
@@ -352,6 +378,10 @@ uint64_t famfs_entry_nseq(const struct famfs_entry_hdr *h);
  * advance the tail past it.
  */
 void famfs_log_seal(struct famfs_fs *fs, struct famfs_entry_hdr *h);
+/* -EUCLEAN (with the reason in @e) if the log is corrupt: a master
+ * appends nothing over committed entries it could not read.
+ */
+int famfs_log_refuse_corrupt(const struct famfs_fs *fs, struct famfs_err *e);
 
 /* file.c: the body of a FILE entry for normalized @norm (@plen bytes). */
 int famfs_file_entry_body(const char *norm, int plen,

@@ -89,6 +89,9 @@ int famfs_log_append(struct famfs_fs *fs, uint16_t type, const void *body,
 	char why[200];
 	int r;
 
+	r = famfs_log_refuse_corrupt(fs, e);
+	if (r)
+		return r;
 	if (fs->tail + len > fs->log_size)
 		return famfs_set_err(e, -ENOSPC,
 			"metadata log is full (%llu of %llu bytes used, %llu entries); "
@@ -131,6 +134,16 @@ uint64_t famfs_entry_nseq(const struct famfs_entry_hdr *h)
 	return 1;
 }
 
+int famfs_log_refuse_corrupt(const struct famfs_fs *fs, struct famfs_err *e)
+{
+	if (fs->tail_state != FAMFS_TAIL_CORRUPT)
+		return 0;
+	return famfs_set_err(e, -EUCLEAN,
+		"the metadata log is corrupt (%s); nothing is appended before "
+		"`famfs-cli fsck --repair` ends the log at the last good entry",
+		fs->tail_reason);
+}
+
 void famfs_log_seal(struct famfs_fs *fs, struct famfs_entry_hdr *dst)
 {
 	struct famfs_entry_hdr h = *dst;
@@ -146,9 +159,16 @@ void famfs_log_seal(struct famfs_fs *fs, struct famfs_entry_hdr *dst)
 	FAMFS_KILL_POINT("log.crc_stored");
 	famfs_dev_flush_range(fs->dev[0], dst, sizeof(h));
 	FAMFS_KILL_POINT("log.header_flushed");
+	fs->last_entry_off = fs->tail;
 	fs->tail += len;
 	fs->last_seq += famfs_entry_nseq(dst);
 	fs->nentries += famfs_entry_nseq(dst);
+	/* Only now is the entry committed: say so (format 1.4). A crash
+	 * before this leaves a valid entry past the recorded tail, which
+	 * every reader replays.
+	 */
+	FAMFS_KILL_POINT("log.tailrec_pending");
+	famfs_tailrec_write(fs, fs->last_entry_off, dst, fs->last_seq);
 }
 
 void famfs_log_note_skip(struct famfs_fs *fs, uint64_t seq, const char *why)
@@ -173,7 +193,7 @@ static void classify_tail(struct famfs_fs *fs, int64_t r, const char *why)
 		return;
 	}
 	fs->tail_state = FAMFS_TAIL_TORN;
-	snprintf(fs->tail_reason, sizeof(fs->tail_reason), "at log offset %llu: %.100s",
+	snprintf(fs->tail_reason, sizeof(fs->tail_reason), "at log offset %llu: %.150s",
 		 (unsigned long long)fs->tail, why);
 }
 
@@ -374,6 +394,7 @@ int famfs_log_scan(struct famfs_fs *fs, struct famfs_err *e)
 		if (r)
 			famfs_log_note_skip(fs, fs->last_seq + 1, why);
 		nseq = famfs_entry_nseq((const void *)p);
+		fs->last_entry_off = fs->tail;
 		fs->tail += (uint64_t)len;
 		fs->last_seq += nseq;
 		fs->nentries += nseq;
@@ -381,6 +402,7 @@ int famfs_log_scan(struct famfs_fs *fs, struct famfs_err *e)
 	}
 stop:
 	classify_tail(fs, len, why);
+	famfs_tail_judge(fs, why);
 	window_free(&w);
 	return applied;
 }
@@ -408,6 +430,8 @@ FAMFS_EXPORT void famfs_log_status(struct famfs_fs *fs, struct famfs_log_status 
 	st->tail_state = fs->tail_state;
 	st->tail_offset = fs->tail;
 	snprintf(st->tail_reason, sizeof(st->tail_reason), "%s", fs->tail_reason);
+	st->corrupt_first = fs->tail_state == FAMFS_TAIL_CORRUPT ? fs->corrupt_first : 0;
+	st->corrupt_last = fs->tail_state == FAMFS_TAIL_CORRUPT ? fs->corrupt_last : 0;
 	st->skipped = fs->skipped;
 	snprintf(st->skip_reason, sizeof(st->skip_reason), "%s", fs->last_skip);
 	pthread_rwlock_unlock(&fs->lock);

@@ -165,6 +165,7 @@ static void batch_is_all_or_nothing(void **state)
 		famfs_close(fs);
 		log[off + i] ^= 0x21;
 	}
+	tlog_tailrec_before(&t, off); /* a crash before the record */
 	for (uint32_t cut = 0; cut <= len; cut += 8) {
 		struct famfs_fs *fs;
 		unsigned warnings;

@@ -104,7 +104,7 @@ void tlog_damage_each(struct tdevs *t, uint64_t off, uint32_t len,
 {
 	struct famfs_err e = { 0 };
 	struct famfs_dev *d;
-	uint8_t *entry, *saved = malloc(len);
+	uint8_t *entry, *saved = malloc(len), rec[128];
 	unsigned warnings;
 
 	assert_non_null(saved);
@@ -118,11 +118,13 @@ void tlog_damage_each(struct tdevs *t, uint64_t off, uint32_t len,
 		entry[i] ^= 0x5a;
 		fs = tdevs_open(t, FAMFS_OPEN_READ);
 		famfs_log_status(fs, &st);
-		assert_int_equal(st.tail_state, FAMFS_TAIL_TORN);
+		assert_int_equal(st.tail_state, FAMFS_TAIL_CORRUPT);
 		check(fs, false, arg);
 		famfs_close(fs);
 		entry[i] ^= 0x5a;
 	}
+	tlog_tailrec_keep(t, rec, true);
+	tlog_tailrec_before(t, off);
 	for (uint32_t cut = 0; cut <= len; cut++) {
 		struct famfs_fs *fs;
 		bool whole = true;
@@ -138,6 +140,67 @@ void tlog_damage_each(struct tdevs *t, uint64_t off, uint32_t len,
 		if (cut > 0 && !whole)
 			assert_int_equal(warnings, 1);
 	}
+	tlog_tailrec_keep(t, rec, false);
 	famfs_dev_close(d);
 	free(saved);
+}
+
+static uint8_t *tailrec_map(struct tdevs *t, struct famfs_dev **d)
+{
+	struct famfs_err e = { 0 };
+
+	assert_int_equal(famfs_dev_open(t->paths[0], true, d, &e), 0);
+	return famfs_dev_base(*d) + FAMFS_TAILREC_OFFSET;
+}
+
+void tlog_tailrec_keep(struct tdevs *t, uint8_t buf[128], bool save)
+{
+	struct famfs_dev *d;
+	uint8_t *rec = tailrec_map(t, &d);
+
+	if (save)
+		memcpy(buf, rec, 128);
+	else
+		memcpy(rec, buf, 128);
+	famfs_dev_close(d);
+}
+
+void tlog_tailrec_clear(struct tdevs *t)
+{
+	struct famfs_dev *d;
+
+	memset(tailrec_map(t, &d), 0, 128);
+	famfs_dev_close(d);
+}
+
+void tlog_tailrec_before(struct tdevs *t, uint64_t off)
+{
+	struct famfs_dev *d;
+	struct famfs_tail_record *rec = (void *)tailrec_map(t, &d);
+	const uint8_t *log = famfs_dev_base(d) + FAMFS_LOG_OFFSET;
+	const struct famfs_entry_hdr *at = (const void *)(log + off), *prev = NULL;
+	uint64_t o = FAMFS_LOG_HEADER_SIZE, gen = rec[0].gen > rec[1].gen ?
+						 rec[0].gen : rec[1].gen;
+
+	while (o < off) {
+		prev = (const void *)(log + o);
+		o += prev->len;
+	}
+	assert_int_equal(o, off);
+	for (unsigned i = 0; i < 2; i++) {
+		struct famfs_tail_record r = { .magic = FAMFS_TAILREC_MAGIC,
+					       .fs_tag = at->fs_tag,
+					       .gen = gen + 1 + i,
+					       .end_seq = at->seq - 1 };
+
+		if (prev) {
+			r.entry_seq = prev->seq;
+			r.entry_offset = (uint64_t)((const uint8_t *)prev - log);
+			r.entry_len = prev->len;
+			r.entry_crc = prev->crc;
+		}
+		r.crc = famfs_crc32c(0, &r, sizeof(r));
+		rec[r.gen % 2] = r;
+	}
+	famfs_dev_close(d);
 }

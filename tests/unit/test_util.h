@@ -35,12 +35,25 @@ void fill_pattern(void *buf, size_t len, uint64_t seed);
  * then each cut (the first k bytes written, the rest zero). For each, a
  * reader opens the filesystem and @check(fs, applied, @arg) asserts what
  * it sees: applied is true only for a cut that left the whole entry.
- * After a flip the log's tail is reported torn.
+ * After a flip the log is reported corrupt (the committed-tail record
+ * names the entry). The cuts are torn appends: they run with the record
+ * as a crash before it was written leaves it (tlog_tailrec_before()).
  * fsck finds no error after a cut, and exactly one warning (the torn
- * tail) when the entry is incomplete. The entry is left whole.
+ * tail) when the entry is incomplete. The entry is left whole, and the
+ * record as it was.
  */
 void tlog_damage_each(struct tdevs *t, uint64_t off, uint32_t len,
 		      void (*check)(struct famfs_fs *fs, bool applied, void *arg),
 		      void *arg);
+
+/* Rewrite the committed-tail record as a crash between the append of the
+ * entry at log offset @off and its record leaves it: naming the entry
+ * before it (both slots).
+ */
+void tlog_tailrec_before(struct tdevs *t, uint64_t off);
+/* Zero the record's two slots: a filesystem of format 1.3 or older. */
+void tlog_tailrec_clear(struct tdevs *t);
+/* Save (@save true) or put back the record's 128 bytes in @buf. */
+void tlog_tailrec_keep(struct tdevs *t, uint8_t buf[128], bool save);
 
 #endif
