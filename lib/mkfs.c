@@ -166,6 +166,11 @@ static void write_fs(struct famfs_dev **devs, unsigned ndev,
 	       FAMFS_MAX_SLOTS * sizeof(struct famfs_client_slot));
 	famfs_dev_flush(devs[0], FAMFS_SLOTS_OFFSET,
 			FAMFS_MAX_SLOTS * sizeof(struct famfs_client_slot));
+	/* no committed tail yet: the first append records one */
+	memset(devs[0]->base + FAMFS_TAILREC_OFFSET, 0,
+	       2 * sizeof(struct famfs_tail_record));
+	famfs_dev_flush(devs[0], FAMFS_TAILREC_OFFSET,
+			2 * sizeof(struct famfs_tail_record));
 	FAMFS_KILL_POINT("mkfs.slots_cleared");
 	write_log(devs[0], &sb);
 	FAMFS_KILL_POINT("mkfs.log_written");

@@ -34,14 +34,16 @@ int famfs_tailrec_slot_check(const struct famfs_fs *fs, unsigned i,
 		return -ENOENT;
 	if (out)
 		*out = r;
-	if (r.magic != FAMFS_TAILREC_MAGIC || r.fs_tag != fs->fs_tag)
-		return r.magic == FAMFS_TAILREC_MAGIC && r.fs_tag != fs->fs_tag ?
-		       -ENOENT : -EBADMSG;
+	if (r.magic != FAMFS_TAILREC_MAGIC)
+		return -EBADMSG;
 	crc = r.crc;
 	r.crc = 0;
 	if (famfs_crc32c(0, &r, sizeof(r)) != crc)
 		return -EBADMSG;
-	return 0;
+	/* whole, but another filesystem's (mkfs zeroes it; an older mkfs
+	 * on a device may not have)
+	 */
+	return r.fs_tag == fs->fs_tag ? 0 : -ENOENT;
 }
 
 bool famfs_tailrec_read(const struct famfs_fs *fs, struct famfs_tail_record *out)
