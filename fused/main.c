@@ -47,7 +47,9 @@ static void usage(FILE *f)
 "  --client            read-only client: replay and follow the log\n"
 "  --host-name NAME    this host's name (default $FAMFS_HOST_NAME, hostname);\n"
 "                      the master must be the superblock's master host\n"
-"  --force             master: take over from another master host\n"
+"  --force             master: take over from another master host; any:\n"
+"                      mount a filesystem whose log is corrupt (serving\n"
+"                      the entries before the bad one)\n"
 "  --allow-other       let other users see the mount (-o allow_other)\n"
 "  -o OPT[,OPT...]     mount options: allow_other; others go to libfuse\n"
 "  --direct-io         client: no page cache for read() (MAP_SHARED mmap\n"
@@ -244,6 +246,15 @@ static int open_fs(void)
 			  e.msg[0] ? e.msg : strerror(-r));
 		return r;
 	}
+	r = famfs_mount_check(fused.fs, &e);
+	if (r && !fused.o.force) {
+		fused_log("error: refusing to mount: %s", e.msg);
+		famfs_close(fused.fs);
+		fused.fs = NULL;
+		return r;
+	}
+	if (r)
+		fused_log("error: mounting anyway (--force): %s", e.msg);
 	return 0;
 }
 

@@ -190,6 +190,12 @@ unsigned famfs_log_lost(struct famfs_fs *fs, famfs_lost_fn fn, void *arg);
 int famfs_log_repair(struct famfs_fs *fs, famfs_lost_fn fn, void *arg,
 		     struct famfs_log_status *before, struct famfs_err *e);
 
+/*
+ * famfs_mount_check() - 0, or -EUCLEAN with @e saying what a corrupt log
+ * loses (the seqs, the first paths): a new mount refuses it unless forced.
+ */
+int famfs_mount_check(struct famfs_fs *fs, struct famfs_err *e);
+
 /* The tree is shared by threads: hold the read lock while using nodes
  * found through it; replay and the mutating calls take the write lock.
  */

@@ -185,3 +185,38 @@ FAMFS_EXPORT int famfs_log_repair(struct famfs_fs *fs, famfs_lost_fn fn,
 		return famfs_set_err(e, r, "writing the committed-tail record failed");
 	return 0;
 }
+
+struct refusal {
+	char list[400];
+	unsigned n;
+};
+
+static void add_refused(void *arg, uint64_t seq, const char *path,
+			uint16_t len)
+{
+	struct refusal *r = arg;
+	size_t k = strlen(r->list);
+
+	(void)seq;
+	if (r->n++ < 8 && k + len + 3 < sizeof(r->list))
+		snprintf(r->list + k, sizeof(r->list) - k, "%s%.*s",
+			 k ? ", " : "", (int)len, path);
+}
+
+FAMFS_EXPORT int famfs_mount_check(struct famfs_fs *fs, struct famfs_err *e)
+{
+	struct famfs_log_status st;
+	struct refusal r = { { 0 }, 0 };
+
+	famfs_log_status(fs, &st);
+	if (st.tail_state != FAMFS_TAIL_CORRUPT)
+		return 0;
+	famfs_log_lost(fs, add_refused, &r);
+	return famfs_set_err(e, -EUCLEAN,
+		"the metadata log is corrupt: %s; lost: %s%s%s; run `famfs-cli "
+		"fsck --repair` on the master's devices, or mount with --force "
+		"to serve the %llu entries before it",
+		st.tail_reason, r.n ? r.list : "paths unreadable",
+		r.n > 8 ? ", ..." : "",
+		r.n > 8 ? " (and more)" : "", (unsigned long long)st.entries);
+}
