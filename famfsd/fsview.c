@@ -7,6 +7,7 @@
 
 #include "famfsd.h"
 #include "fsview.h"
+#include "log.h"
 #include "store/store.h"
 
 #define MAX_VIEWS 64
@@ -16,6 +17,7 @@ struct fsview {
 	struct famfs_fs *fs;
 	int holds;              /* masters only: jobs using the handle */
 	int64_t last_used;      /* masters only: monotonic seconds */
+	char corrupt[256];      /* views: the corruption logged last, or "" */
 };
 
 static int64_t mono_s(void)
@@ -122,14 +124,56 @@ static struct famfs_fs *view_get(const char *fsname, char *err,
 	return free_slot->fs;
 }
 
+/* A corrupt log is logged once per reason, as an error naming the seqs;
+ * the view keeps serving what replayed before it.
+ */
+static void note_corrupt(struct famfs_fs *fs)
+{
+	struct famfs_log_status ls;
+	struct fsview *v = NULL;
+
+	for (int i = 0; i < MAX_VIEWS && !v; i++)
+		if (views[i].fs == fs)
+			v = &views[i];
+	if (!v)
+		return;
+	famfs_log_status(fs, &ls);
+	if (ls.tail_state != FAMFS_TAIL_CORRUPT) {
+		v->corrupt[0] = '\0';
+		return;
+	}
+	if (!strcmp(v->corrupt, ls.tail_reason))
+		return;
+	snprintf(v->corrupt, sizeof(v->corrupt), "%s", ls.tail_reason);
+	log_err("filesystem %s: metadata log corrupt: %s; serving the %llu "
+		"entries before it; run `famfs-cli fsck --repair` on the "
+		"master's devices", v->name, ls.tail_reason,
+		(unsigned long long)ls.entries);
+}
+
 struct famfs_fs *fsview_get(const char *fsname, char *err, size_t errlen)
 {
 	struct famfs_fs *fs;
 
 	pthread_mutex_lock(&views_lock);
 	fs = view_get(fsname, err, errlen);
+	if (fs)
+		note_corrupt(fs);
 	pthread_mutex_unlock(&views_lock);
 	return fs;
+}
+
+int fsview_corrupt(char *why, size_t len)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&views_lock);
+	for (int i = 0; i < MAX_VIEWS; i++)
+		if (views[i].fs && views[i].corrupt[0] && n++ == 0)
+			snprintf(why, len, "filesystem %s: metadata log corrupt: %s",
+				 views[i].name, views[i].corrupt);
+	pthread_mutex_unlock(&views_lock);
+	return n;
 }
 
 struct famfs_fs *fsmaster_get(const char *fsname, int *rc, char *err,

@@ -21,6 +21,10 @@ void fs_paths_free(char **paths, unsigned n);
 
 /* A replayed read-only open; owned by the cache. NULL with @err set. */
 struct famfs_fs *fsview_get(const char *fsname, char *err, size_t errlen);
+/* How many views last found their log corrupt; the first one's reason in
+ * @why (/healthz and /v1/host report it).
+ */
+int fsview_corrupt(char *why, size_t len);
 /*
  * A master open of @fsname kept across API calls (the writer lock stays
  * with famfsd while no master mount exists, so file creates do not replay

@@ -371,6 +371,10 @@ static void fs_metrics(FILE *f)
 		{ "famfs_fs_log_used_bytes", "gauge", "Log bytes used." },
 		{ "famfs_fs_log_capacity_bytes", "gauge", "Log size." },
 		{ "famfs_fs_readable", "gauge", "1 if famfsd could read the fs." },
+		{ "famfs_fs_log_corrupt", "gauge", "1 if a committed log entry "
+		  "fails its check (entries lost; fsck --repair)." },
+		{ "famfs_fs_log_lost_entries", "gauge", "Committed entries the "
+		  "log proves written but cannot replay." },
 	};
 	sqlite3_stmt *st = store_prep(famfsd.db,
 				      "SELECT name FROM filesystems ORDER BY name");
@@ -406,7 +410,10 @@ static void fs_metrics(FILE *f)
 			uint64_t v[] = { s[i].sp.total_bytes, s[i].sp.free_bytes,
 				s[i].sp.pending_bytes, s[i].sp.nfiles,
 				s[i].sp.ndirs, s[i].ls.entries,
-				s[i].ls.used_bytes, s[i].ls.size_bytes, s[i].ok };
+				s[i].ls.used_bytes, s[i].ls.size_bytes, s[i].ok,
+				s[i].ls.tail_state == FAMFS_TAIL_CORRUPT,
+				s[i].ls.tail_state == FAMFS_TAIL_CORRUPT ?
+				s[i].ls.corrupt_last - s[i].ls.corrupt_first + 1 : 0 };
 
 			if (s[i].ok || k == 8)
 				fprintf(f, "%s{fs=\"%s\"} %llu\n", m[k].name,

@@ -44,7 +44,15 @@ static void add_space(json_object *o, const char *name)
 	jset_int(l, "size_bytes", (int64_t)ls.size_bytes);
 	jset_int(l, "last_seq", (int64_t)ls.last_seq);
 	jset_str(l, "tail", ls.tail_state == FAMFS_TAIL_CLEAN ? "clean" :
-		 ls.tail_state == FAMFS_TAIL_WAITING ? "waiting" : "torn");
+		 ls.tail_state == FAMFS_TAIL_WAITING ? "waiting" :
+		 ls.tail_state == FAMFS_TAIL_CORRUPT ? "corrupt" : "torn");
+	if (ls.tail_state == FAMFS_TAIL_CORRUPT) {
+		/* committed entries are lost: that outranks the stored state */
+		jset_int(l, "lost_first_seq", (int64_t)ls.corrupt_first);
+		jset_int(l, "lost_last_seq", (int64_t)ls.corrupt_last);
+		jset_str(o, "state", "corrupt");
+		jset_str(o, "state_reason", ls.tail_reason);
+	}
 	json_object_object_add(o, "log", l);
 }
 

@@ -7,6 +7,7 @@
 #include "api/api.h"
 #include "famfs.h"
 #include "famfsd.h"
+#include "fsview.h"
 #include "metrics.h"
 #include "providers.h"
 #include "store/store.h"
@@ -30,10 +31,15 @@ static json_object *health_json(void)
 	json_object *h = json_object_new_object(), *a = json_object_new_array();
 	const char **why;
 	int n = providers_problems(&why);
+	char corrupt[400];
 
-	jset_str(h, "status", n ? "degraded" : "ok");
 	for (int i = 0; i < n; i++)
 		json_object_array_add(a, json_object_new_string(why[i]));
+	if (fsview_corrupt(corrupt, sizeof(corrupt))) {
+		json_object_array_add(a, json_object_new_string(corrupt));
+		n++;
+	}
+	jset_str(h, "status", n ? "degraded" : "ok");
 	json_object_object_add(h, "problems", a);
 	return h;
 }
@@ -140,8 +146,10 @@ int api_healthz(struct api_req *q, struct api_resp *r)
 {
 	json_object *o = json_object_new_object();
 	const char **why;
+	char corrupt[400];
 	const char *status = atomic_load(&famfsd.stopping) ? "stopping" :
-		providers_problems(&why) ? "degraded" : "ok";
+		providers_problems(&why) ||
+		fsview_corrupt(corrupt, sizeof(corrupt)) ? "degraded" : "ok";
 
 	(void)q;
 	jset_str(o, "status", status);

@@ -119,6 +119,9 @@ create_case log.entry_built from absent
 create_case log.body_flushed from absent
 create_case log.crc_stored from present
 create_case log.header_flushed from present
+# between the append and its committed-tail record: the entry is valid
+# past the recorded tail, replayed, and the next append records the tail
+create_case log.tailrec_pending from present
 create_case log.entry_built size absent
 
 # ---- offline ingest: every file the manifest records is present and
