@@ -32,6 +32,7 @@ static uint8_t *dev0;
 static struct {
 	uint8_t label[LABEL_LEN];
 	uint8_t sb[BLOCK], slots[BLOCK], backup[BLOCK], loghdr[BLOCK];
+	uint8_t tailrec[2 * sizeof(struct famfs_tail_record)];
 	uint8_t *entries;
 	size_t entries_len;
 } pristine;
@@ -160,6 +161,7 @@ void fuzz_image_init(void)
 	read_at(pristine.slots, BLOCK, FAMFS_SLOTS_OFFSET);
 	read_at(pristine.backup, BLOCK, FAMFS_SB_BACKUP_OFFSET);
 	read_at(pristine.loghdr, BLOCK, FAMFS_LOG_OFFSET);
+	read_at(pristine.tailrec, sizeof(pristine.tailrec), FAMFS_TAILREC_OFFSET);
 	pristine.entries_len = st.used_bytes - FAMFS_LOG_HEADER_SIZE;
 	pristine.entries = malloc(pristine.entries_len);
 	if (!pristine.entries)
@@ -203,6 +205,27 @@ static void reseal_entries(uint8_t *p, size_t len)
 		reseal(p + off, h.len, offsetof(struct famfs_entry_hdr, crc));
 		off += h.len;
 	}
+}
+
+/* The committed-tail record: the pristine one (the image's master wrote
+ * it: it names the last entry, so a shortened log is corrupt), or with
+ * FUZZ_TAILREC the last two slots of the input's slot table block,
+ * resealed with FUZZ_FIX_ENTRIES.
+ */
+static void write_tailrec(const uint8_t slots[BLOCK], uint8_t flags)
+{
+	uint8_t rec[sizeof(pristine.tailrec)];
+	const size_t one = sizeof(struct famfs_tail_record);
+
+	if (!(flags & FUZZ_TAILREC)) {
+		write_at(pristine.tailrec, sizeof(rec), FAMFS_TAILREC_OFFSET);
+		return;
+	}
+	memcpy(rec, slots + BLOCK - sizeof(rec), sizeof(rec));
+	if (flags & FUZZ_FIX_ENTRIES)
+		for (size_t i = 0; i < sizeof(rec); i += one)
+			reseal(rec + i, one, offsetof(struct famfs_tail_record, crc));
+	write_at(rec, sizeof(rec), FAMFS_TAILREC_OFFSET);
 }
 
 /* Copy up to @len bytes of the input at *@pos over @dst. */
@@ -252,6 +275,7 @@ unsigned fuzz_image_load(const uint8_t *data, size_t size, uint8_t *flags)
 		       offsetof(struct famfs_log_header, crc));
 	if (*flags & FUZZ_FIX_ENTRIES)
 		reseal_entries(entries, elen);
+	write_tailrec(slots, *flags);
 	write_at(label, sizeof(label), 0);
 	write_at(sb, sizeof(sb), FAMFS_SB_OFFSET);
 	write_at(slots, sizeof(slots), FAMFS_SLOTS_OFFSET);
@@ -288,7 +312,7 @@ void fuzz_image_maybe_write_seeds(void)
 {
 	static const uint8_t seeds[] = {
 		0x00, FUZZ_FIX_LABEL | FUZZ_FIX_SB | FUZZ_FIX_LOGHDR | FUZZ_FIX_ENTRIES,
-		0x1f, 0x2f, 0x4f,
+		0x1f, 0x2f, 0x4f, 0x88,
 	};
 	const char *out = getenv("FAMFS_FUZZ_WRITE_SEED");
 

@@ -12,6 +12,7 @@
  *   4096       client slot table              (at FAMFS_SLOTS_OFFSET)
  *   4096       log header                     (at FAMFS_LOG_OFFSET)
  *   the rest   log entries                    (after the log header)
+ * The committed-tail record is the pristine one unless FUZZ_TAILREC.
  * A short input leaves the pristine bytes in place of what it lacks.
  * CRCs are recomputed where the flags say, so that mutations reach the
  * code behind the CRC checks.
@@ -30,6 +31,9 @@ enum fuzz_image_flags {
 	FUZZ_SB_BACKUP = 0x10,    /* the backup superblock = the primary */
 	FUZZ_DROP_DEV1 = 0x20,    /* open with device 0 only */
 	FUZZ_CLIENT = 0x40,       /* open as a client (claims a slot) */
+	FUZZ_TAILREC = 0x80,      /* the committed-tail record's two slots are
+				   * the last 128 bytes of the slot table block
+				   * (else the pristine record) */
 };
 
 /* Build the pristine image (once); aborts on failure. */

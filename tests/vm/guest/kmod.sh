@@ -234,6 +234,36 @@ corrupt_sb_refused() {
 	famfs-cli umount $MNT
 }
 
+# A byte flipped in the last committed entry (docs/format.md "The
+# committed tail"): the replay into the module applies the same rule as
+# every reader (it is libfamfs's): fsck says corrupt (exit 4), a kernel
+# mount is refused naming what is lost, --force mounts the files before it.
+corrupt_log_refused() {
+	unmounted
+	off=$(famfs-cli log -o table --no-headers $DEV $DEV1 | tail -n 1 |
+	      awk '{print $3}')
+	[ -n "$off" ]
+	at=$((2097152 + off + 39))  # the top byte of the entry's logged_ns
+	dd if=$DEV of=/tmp/entry.save bs=1 skip=$at count=1 2>/dev/null
+	printf '\377' | dd of=$DEV bs=1 seek=$at conv=notrunc 2>/dev/null
+	sync
+	rc=0
+	famfs-cli fsck $DEV $DEV1 >/tmp/fsck.out 2>&1 || rc=$?
+	cat /tmp/fsck.out
+	[ $rc -eq 4 ]
+	grep -q 'error: log: committed seq' /tmp/fsck.out
+	refuse famfs-cli mount --kernel --client $DEV $DEV1 $MNT >/tmp/mnt.out
+	cat /tmp/mnt.out
+	grep -q 'refused: the metadata log is corrupt' /tmp/mnt.out
+	not mounted
+	famfs-cli mount --kernel --client --force $DEV $DEV1 $MNT
+	[ -f $IL ] && [ -f $PLAIN ]
+	famfs-cli umount $MNT
+	dd if=/tmp/entry.save of=$DEV bs=1 seek=$at conv=notrunc 2>/dev/null
+	sync
+	famfs-cli fsck $DEV $DEV1
+}
+
 missing_device_refused() {
 	unmounted
 	refuse famfs-cli mount --kernel $DEV $MNT
@@ -327,6 +357,7 @@ check client_readonly client_readonly
 check nondax_refused nondax_refused
 check missing_device_refused missing_device_refused
 check corrupt_sb_refused corrupt_sb_refused
+check corrupt_log_refused corrupt_log_refused
 check rmmod rmmod_clean
 check famfsd_discovery discovery_matches
 check discovery_catches_wrong discovery_catches_wrong
