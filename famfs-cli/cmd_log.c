@@ -198,7 +198,8 @@ int cmd_log(int argc, char **argv)
 		json_object_object_add(o, "used_bytes", json_object_new_uint64(st.used_bytes));
 		json_object_object_add(o, "size_bytes", json_object_new_uint64(st.size_bytes));
 		json_object_object_add(o, "tail", json_object_new_string(
-			st.tail_state == FAMFS_TAIL_CLEAN ? "clean" : "torn"));
+			st.tail_state == FAMFS_TAIL_CLEAN ? "clean" :
+		       st.tail_state == FAMFS_TAIL_CORRUPT ? "corrupt" : "torn"));
 		if (st.tail_state != FAMFS_TAIL_CLEAN)
 			json_object_object_add(o, "tail_reason",
 					       json_object_new_string(st.tail_reason));
@@ -209,7 +210,8 @@ int cmd_log(int argc, char **argv)
 		json_object_put(lo.arr);
 		printf("-- %" PRIu64 " entries, %" PRIu64 " of %" PRIu64 " bytes; tail %s%s%s\n",
 		       st.entries, st.used_bytes, st.size_bytes,
-		       st.tail_state == FAMFS_TAIL_CLEAN ? "clean" : "torn",
+		       st.tail_state == FAMFS_TAIL_CLEAN ? "clean" :
+		       st.tail_state == FAMFS_TAIL_CORRUPT ? "corrupt" : "torn",
 		       st.tail_state == FAMFS_TAIL_CLEAN ? "" : ": ", st.tail_reason);
 	}
 	famfs_close(fs);

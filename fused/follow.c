@@ -241,7 +241,9 @@ static void report_log(void)
 
 static void *follower(void *arg)
 {
-	struct timespec ts = { 0, (long)fused.o.poll_ms * 1000000L };
+	/* tv_nsec must stay below 1 s: a longer poll nanosleep()s in vain */
+	struct timespec ts = { (time_t)(fused.o.poll_ms / 1000),
+			       (long)(fused.o.poll_ms % 1000) * 1000000L };
 	struct famfs_err e = { 0 };
 
 	(void)arg;
