@@ -11,8 +11,9 @@
 
 #include "internal.h"
 
-/* The path of a FILE or MKDIR entry at @p (@avail bytes), best effort:
- * NULL if its header or lengths do not hold together.
+/* The path an entry at @p (@avail bytes) creates or changes (a RENAME:
+ * its new name), best effort: NULL if its header or lengths do not hold
+ * together, or it names none (DEVICE_ADD).
  */
 static const char *entry_path(const uint8_t *p, uint64_t avail, uint16_t *plen)
 {
@@ -35,6 +36,24 @@ static const char *entry_path(const uint8_t *p, uint64_t avail, uint16_t *plen)
 
 		at = sizeof(*h) + sizeof(*d);
 		*plen = d->path_len;
+	} else if (h->type == FAMFS_ENTRY_DELETE &&
+		   h->len >= sizeof(*h) + sizeof(struct famfs_entry_delete)) {
+		const struct famfs_entry_delete *d = (const void *)(h + 1);
+
+		at = sizeof(*h) + sizeof(*d);
+		*plen = d->path_len;
+	} else if (h->type == FAMFS_ENTRY_SETATTR &&
+		   h->len >= sizeof(*h) + sizeof(struct famfs_entry_setattr)) {
+		const struct famfs_entry_setattr *a = (const void *)(h + 1);
+
+		at = sizeof(*h) + sizeof(*a);
+		*plen = a->path_len;
+	} else if (h->type == FAMFS_ENTRY_RENAME &&
+		   h->len >= sizeof(*h) + sizeof(struct famfs_entry_rename)) {
+		const struct famfs_entry_rename *r = (const void *)(h + 1);
+
+		at = sizeof(*h) + sizeof(*r) + r->old_len; /* the new name */
+		*plen = r->new_len;
 	} else {
 		return NULL;
 	}

@@ -313,6 +313,36 @@ static void repair_ends_the_log_at_the_last_good_entry(void **state)
 	free(f);
 }
 
+/* The lost path of a damaged RENAME is its new name, still readable. */
+static void lost_rename_names_its_new_path(void **state)
+{
+	struct famfs_err e = { 0 };
+	struct lost l = { 0 };
+	struct famfs_dev *d;
+	struct famfs_fs *fs;
+	struct tdevs t;
+	uint64_t off;
+	uint32_t len;
+
+	(void)state;
+	tdevs_make(&t, 1, 64 * FAMFS_MiB);
+	tdevs_mkfs(&t, 4 * FAMFS_MiB);
+	make_log(&t, false, &off, &len);
+	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
+	off = fs->tail;
+	assert_int_equal(famfs_rename(fs, "/d/two", "/d/renamed", 0, &e), 0);
+	famfs_close(fs);
+	assert_int_equal(famfs_dev_open(t.paths[0], true, &d, &e), 0);
+	famfs_dev_base(d)[FAMFS_LOG_OFFSET + off + 40 + 2] ^= 0x08;
+	famfs_dev_close(d);
+	fs = tdevs_open(&t, FAMFS_OPEN_READ);
+	assert_int_equal(famfs_log_lost(fs, on_lost, &l), 1);
+	assert_string_equal(l.paths, "/d/renamed\n");
+	assert_non_null(famfs_lookup(fs, "/d/two"));
+	famfs_close(fs);
+	tdevs_remove(&t);
+}
+
 /* A filesystem without a record (format 1.3 or older) gets one with its
  * next append, and from then on knows its committed tail.
  */
@@ -347,6 +377,7 @@ int main(void)
 		cmocka_unit_test(every_flip_of_the_tail_record_is_reported),
 		cmocka_unit_test(repair_ends_the_log_at_the_last_good_entry),
 		cmocka_unit_test(old_filesystem_gets_a_record_with_its_next_append),
+		cmocka_unit_test(lost_rename_names_its_new_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
