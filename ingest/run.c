@@ -26,9 +26,10 @@
 #include "hash.h"
 #include "ingest.h"
 #include "killpoint.h"
+#include "source_change.h"
 #include "uring.h"
 
-enum action { ACT_NONE, ACT_COPY, ACT_SKIP };
+enum action { ACT_NONE, ACT_COPY, ACT_SKIP, ACT_UPDATE };
 
 struct job {
 	const struct ingest_opts *o;
@@ -40,6 +41,8 @@ struct job {
 	int srcfd;
 	uint64_t *order;        /* indexes of items to copy, copy_order() */
 	uint64_t norder;
+	bool *update;           /* per item: copy beside the old copy, rename */
+	unsigned tries;         /* copies of a file whose source changes */
 	atomic_uint_fast64_t next;
 	atomic_bool failed;
 	atomic_uint_fast64_t res_uring_files;
@@ -170,27 +173,35 @@ static int hash_dest(struct job *j, const char *path, uint64_t size, uint64_t *h
 	return r;
 }
 
-static int hash_source(struct job *j, const char *rel, uint64_t *h, uint64_t *size)
+/* XXH3 and size of the open source file, read from its start. */
+static int hash_fd(int fd, uint64_t *h, uint64_t *size)
 {
-	int fd = open_beneath(j->srcfd, rel, 0);
 	size_t bs = 4 << 20;
-	uint8_t *buf;
+	uint8_t *buf = malloc(bs);
 	XXH3_state_t st;
 	ssize_t n = -1;
+	uint64_t off = 0;
+
+	XXH3_64bits_reset(&st);
+	while (buf && (n = pread(fd, buf, bs, (off_t)off)) > 0) {
+		ingest_hash_update(&st, buf, (size_t)n);
+		off += (uint64_t)n;
+	}
+	*h = XXH3_64bits_digest(&st);
+	*size = off;
+	free(buf);
+	return n < 0 ? -EIO : 0;
+}
+
+static int hash_source(struct job *j, const char *rel, uint64_t *h, uint64_t *size)
+{
+	int fd = open_beneath(j->srcfd, rel, 0), r;
 
 	if (fd < 0)
 		return -errno;
-	buf = malloc(bs);
-	XXH3_64bits_reset(&st);
-	*size = 0;
-	while (buf && (n = read(fd, buf, bs)) > 0) {
-		ingest_hash_update(&st, buf, (size_t)n);
-		*size += (uint64_t)n;
-	}
-	*h = XXH3_64bits_digest(&st);
-	free(buf);
+	r = hash_fd(fd, h, size);
 	close(fd);
-	return n < 0 ? -EIO : 0;
+	return r;
 }
 
 /* Decide what to do with one file, before anything is copied. */
@@ -214,10 +225,12 @@ static enum action decide(struct job *j, const struct ingest_item *it)
 		if (rec.size == it->size && rec.mtime_ns == it->mtime_ns) {
 			act = ACT_SKIP;
 		} else if (j->o->changed == INGEST_CHANGED_REPLACE) {
-			j->sink->ops->remove(j->sink->s, dst);
+			/* copied beside the old copy, renamed over it */
+			act = ACT_UPDATE;
 			atomic_fetch_add(&j->prog->files_changed, 1);
 		} else {
 			atomic_fetch_add(&j->prog->files_changed, 1);
+			ingest_names_add(&j->res->changed, "%s", it->rel);
 			if (j->o->changed == INGEST_CHANGED_FAIL)
 				fail(j, -ESTALE, "%s changed since it was ingested "
 				     "(size %llu -> %llu); famfs files are immutable",
@@ -338,9 +351,9 @@ static ssize_t read_piece(int fd, void *dst, size_t n, uint64_t off, uint64_t si
 /*
  * Copy one file into its reserved map in one pass: each piece is read
  * from the source straight into the device memory the map points at,
- * then hashed there while it is in cache. Returns 0 or -errno; a short
- * read (the source shrank) or a read error fails the file, which is then
- * never committed.
+ * then hashed there while it is in cache. Returns 0 or -errno: -ESTALE
+ * when the source shrank (the caller copies it again), another on a read
+ * error, which fails the job.
  */
 static int copy_into(struct job *j, int fd, struct ingest_target *t, uint64_t size,
 		     uint64_t *hash, const char *rel)
@@ -366,10 +379,11 @@ static int copy_into(struct job *j, int fd, struct ingest_target *t, uint64_t si
 		uint8_t *dst = t->dev_base[loc.dev_index] + loc.dev_offset;
 
 		got = read_piece(fd, dst, n, off, size);
-		if (got <= 0) {
-			fail(j, got < 0 ? -errno : -EIO, "%s: read failed at %llu: %s",
-			     rel, (unsigned long long)off,
-			     got < 0 ? strerror(errno) : "file shrank while copying");
+		if (got == 0)
+			return -ESTALE;         /* it shrank: copied again */
+		if (got < 0) {
+			fail(j, -errno, "%s: read failed at %llu: %s", rel,
+			     (unsigned long long)off, strerror(errno));
 			return -EIO;
 		}
 		ingest_hash_update(&st, dst, (size_t)got);
@@ -386,8 +400,21 @@ struct done_copy {
 	const struct ingest_item *it;
 	struct ingest_target t;
 	char *dst;
+	char *final;            /* an update: @dst is renamed over it */
 	uint64_t hash;
+	/* the source state copied: the plan's, or what the open file said
+	 * when it had changed since the plan
+	 */
+	uint64_t size, mtime_ns;
+	bool seen_changing;     /* counted in files_rewritten */
 };
+
+static void done_copy_free(struct done_copy *c)
+{
+	free(c->t.map);
+	free(c->dst);
+	free(c->final);
+}
 
 struct wbatch {
 	struct done_copy c[INGEST_BATCH_FILES];
@@ -405,7 +432,7 @@ static void finish_one(struct job *j, struct done_copy *c)
 	if (j->o->verify) {
 		uint64_t back;
 
-		if (hash_dest(j, c->dst, it->size, &back) || back != c->hash) {
+		if (hash_dest(j, c->dst, c->size, &back) || back != c->hash) {
 			fail(j, -EIO, "%s: verify failed: famfs copy differs from the source",
 			     c->dst);
 			return;
@@ -414,21 +441,27 @@ static void finish_one(struct job *j, struct done_copy *c)
 		j->res->files_verified++;
 		pthread_mutex_unlock(&j->lock);
 	}
-	struct ingest_record rec = { it->size, it->mtime_ns, c->hash, INGEST_DONE };
+	if (c->final && (r = j->sink->ops->rename(j->sink->s, c->dst, c->final))) {
+		fail(j, r, "%s: cannot rename the updated copy over it: %s", c->final,
+		     strerror(-r));
+		return;
+	}
+	struct ingest_record rec = { c->size, c->mtime_ns, c->hash, INGEST_DONE };
 
 	if (j->man && (r = j->man->ops->put(j->man->m, it->rel, &rec)))
 		fail(j, r, "manifest: cannot record %s: %s", it->rel,
 		     j->man->ops->error ? j->man->ops->error(j->man->m) : strerror(-r));
 	FAMFS_KILL_POINT("ingest.manifest_put");
 	atomic_fetch_add(&j->prog->files_copied, 1);
-	atomic_fetch_add(&j->prog->bytes_copied, it->size);
+	atomic_fetch_add(&j->prog->bytes_copied, c->size);
 	atomic_fetch_add(&j->prog->files_done, 1);
 }
 
-static struct famfs_file_attr item_attr(const struct ingest_item *it)
+static struct famfs_file_attr copy_attr(const struct done_copy *c)
 {
-	struct famfs_file_attr a = { .size = it->size, .mode = it->mode, .uid = it->uid,
-				     .gid = it->gid, .mtime_ns = it->mtime_ns };
+	struct famfs_file_attr a = { .size = c->size, .mode = c->it->mode,
+				     .uid = c->it->uid, .gid = c->it->gid,
+				     .mtime_ns = c->mtime_ns };
 	return a;
 }
 
@@ -445,7 +478,7 @@ static void flush_batch(struct job *j, struct wbatch *wb)
 	memset(reqs, 0, wb->n * sizeof(reqs[0]));
 	for (unsigned i = 0; i < wb->n; i++) {
 		reqs[i].path = wb->c[i].dst;
-		reqs[i].attr = item_attr(wb->c[i].it);
+		reqs[i].attr = copy_attr(&wb->c[i]);
 		ts[i] = &wb->c[i].t;
 	}
 	r = j->sink->ops->commit_batch(j->sink->s, ts, reqs, wb->n, why, sizeof(why));
@@ -458,10 +491,32 @@ static void flush_batch(struct job *j, struct wbatch *wb)
 			fail(j, reqs[i].result, "%s: %s", c->dst, reqs[i].why);
 		else if (r >= 0)
 			finish_one(j, c);
-		free(c->t.map);
-		free(c->dst);
+		done_copy_free(c);
 	}
 	wb->n = 0;
+}
+
+/*
+ * An update copies beside the old copy, under a name no source file has
+ * (a dot name with the item's index), and renames it over the old one
+ * once committed: a reader sees the old bytes or the new, never a mix.
+ * A leftover of an interrupted update is removed first.
+ */
+static int update_path(struct job *j, struct done_copy *c, uint64_t idx)
+{
+	const char *slash = strrchr(c->dst, '/');
+	int dirlen = slash ? (int)(slash - c->dst) : 0;
+	struct famfs_attr a;
+
+	c->final = c->dst;
+	if (asprintf(&c->dst, "%.*s/.famfs-update.%llu", dirlen, c->final,
+		     (unsigned long long)idx) < 0) {
+		c->dst = NULL;
+		return -ENOMEM;
+	}
+	if (j->sink->ops->stat(j->sink->s, c->dst, &a) == 0)
+		j->sink->ops->remove(j->sink->s, c->dst);
+	return 0;
 }
 
 /* Reserve the file's space: nothing is visible yet. */
@@ -472,15 +527,22 @@ static int stage(struct job *j, const struct ingest_item *it, struct done_copy *
 
 	memset(c, 0, sizeof(*c));
 	c->it = it;
+	c->size = it->size;
+	c->mtime_ns = it->mtime_ns;
 	c->dst = dest_path(j->o, it->rel);
-	if (!c->dst) {
-		fail(j, -ENOMEM, "out of memory");
-		return -ENOMEM;
+	if (c->dst && j->update[it - j->p->items])
+		r = update_path(j, c, (uint64_t)(it - j->p->items));
+	else
+		r = c->dst ? 0 : -ENOMEM;
+	if (r) {
+		fail(j, r, "%s: out of memory", it->rel);
+		done_copy_free(c);
+		return r;
 	}
 	r = j->sink->ops->begin(j->sink->s, c->dst, it->size, &c->t, why, sizeof(why));
 	if (r) {
 		fail(j, r, "%s: %s", c->dst, why);
-		free(c->dst);
+		done_copy_free(c);
 	}
 	return r;
 }
@@ -488,30 +550,113 @@ static int stage(struct job *j, const struct ingest_item *it, struct done_copy *
 /* Give the reservation back: the file is never committed. */
 static void drop(struct job *j, struct done_copy *c)
 {
-	j->sink->ops->abort(j->sink->s, &c->t, c->dst);
-	free(c->t.map);
-	free(c->dst);
+	if (c->t.map)
+		j->sink->ops->abort(j->sink->s, &c->t, c->dst);
+	done_copy_free(c);
 }
 
-/* The copy with plain system calls: open, pread piece by piece, close. */
-static int copy_plain(struct job *j, struct done_copy *c, struct src_dir *sd)
+/* The file is not committed, and named in the result with why. */
+static void refuse(struct job *j, struct done_copy *c, const char *why)
 {
-	int fd = open_source(j, sd, c->it), err = errno, r;
+	atomic_fetch_add(&j->prog->files_refused, 1);
+	pthread_mutex_lock(&j->lock);
+	ingest_names_add(&j->res->refused, "%s: %s", c->it->rel, why);
+	pthread_mutex_unlock(&j->lock);
+}
 
+static void seen_changing(struct job *j, struct done_copy *c)
+{
+	if (!c->seen_changing)
+		atomic_fetch_add(&j->prog->files_rewritten, 1);
+	c->seen_changing = true;
+}
+
+/* The source's size is not the one reserved: reserve again. */
+static int restage(struct job *j, struct done_copy *c, uint64_t size)
+{
+	char why[512] = "";
+	int r;
+
+	j->sink->ops->abort(j->sink->s, &c->t, c->dst);
+	free(c->t.map);
+	memset(&c->t, 0, sizeof(c->t));
+	r = j->sink->ops->begin(j->sink->s, c->dst, size, &c->t, why, sizeof(why));
+	if (r)
+		fail(j, r, "%s: %s", c->dst, why);
+	else
+		c->size = size;
+	return r;
+}
+
+/*
+ * One copy with plain system calls, checked: the open file's fstat
+ * before and after the copy must agree (size, mtime, ctime, inode), and
+ * with --verify its bytes read again must hash as the copy did. A file
+ * that changed since the plan is copied as it is now (its new size
+ * reserved). Returns 0, -ESTALE (it changed: copy again), -ENOENT (it is
+ * gone; refused) or another -errno (the job failed).
+ */
+static int copy_checked(struct job *j, struct done_copy *c, struct src_dir *sd)
+{
+	struct src_state before, after;
+	int fd = open_source(j, sd, c->it), err = errno, r;
+	uint64_t h, n;
+
+	if (fd < 0 && err == ENOENT) {
+		seen_changing(j, c);
+		refuse(j, c, "disappeared while copying");
+		return -ENOENT;
+	}
 	if (fd < 0) {
 		/* errno read once, at the open: the rest may change it */
 		fail(j, -err, "source %s: %s", c->it->rel, strerror(err));
 		return -err;
 	}
-	r = copy_into(j, fd, &c->t, c->it->size, &c->hash, c->it->rel);
+	r = src_state_of_fd(fd, &before);
+	if (!r && !src_state_is_planned(&before, c->it)) {
+		seen_changing(j, c);
+		c->mtime_ns = before.mtime_ns;
+		if (before.size != c->size)
+			r = restage(j, c, before.size);
+	}
+	if (!r)
+		r = copy_into(j, fd, &c->t, c->size, &c->hash, c->it->rel);
+	if (!r)
+		r = src_state_of_fd(fd, &after);
+	if (!r && !src_state_same(&before, &after))
+		r = -ESTALE;
+	if (!r && j->o->verify && (hash_fd(fd, &h, &n) || h != c->hash || n != c->size))
+		r = -ESTALE;
 	close(fd);
 	return r;
+}
+
+/* The copy with plain system calls, made again while the source changes
+ * under it, up to the job's tries; then the file is refused.
+ */
+static int copy_plain(struct job *j, struct done_copy *c, struct src_dir *sd)
+{
+	char why[64];
+
+	for (unsigned tries = 1;; tries++) {
+		int r = copy_checked(j, c, sd);
+
+		if (r != -ESTALE)
+			return r;
+		seen_changing(j, c);
+		if (tries >= j->tries || stopping(j)) {
+			snprintf(why, sizeof(why), "changed while copying (%u copies)", tries);
+			refuse(j, c, why);
+			return r;
+		}
+		atomic_fetch_add(&j->prog->copies_retried, 1);
+	}
 }
 
 /* Copied: commit with the worker's batch, or by itself. */
 static void copied(struct job *j, struct done_copy *c, struct wbatch *wb)
 {
-	struct famfs_file_attr a = item_attr(c->it);
+	struct famfs_file_attr a = copy_attr(c);
 	char why[512] = "";
 	int r;
 
@@ -527,8 +672,7 @@ static void copied(struct job *j, struct done_copy *c, struct wbatch *wb)
 		fail(j, r, "%s: %s", c->dst, why);
 	else
 		finish_one(j, c);
-	free(c->t.map);
-	free(c->dst);
+	done_copy_free(c);
 }
 
 static void copy_one(struct job *j, const struct ingest_item *it, struct wbatch *wb,
@@ -579,6 +723,24 @@ static void *whole_file_dst(const struct done_copy *c)
 }
 
 /*
+ * The source still is as planned after io_uring read it (the plan's
+ * stat is the "before"), and with --verify hashes as the copy: else the
+ * file is copied again with plain system calls, which check each copy.
+ */
+static bool uring_copy_held(struct job *j, struct ugroup *g, struct done_copy *c)
+{
+	struct src_state after;
+	uint64_t h, n;
+
+	if (src_state_at(g->sd.fd, c->it->rel + c->it->name_off, &after) ||
+	    !src_state_is_planned(&after, c->it))
+		return false;
+	c->hash = hash_landed(g->f[c - g->c].dst, c->size);
+	return !j->o->verify || (!hash_source(j, c->it->rel, &h, &n) &&
+				 h == c->hash && n == c->size);
+}
+
+/*
  * Read the staged group with one submit, hash each file where it landed
  * and hand it to the commit. A file io_uring could not read completely
  * (it failed to open, shrank, or the ring broke) is copied again with
@@ -597,8 +759,7 @@ static void read_group(struct job *j, struct ugroup *g, struct wbatch *wb)
 		uint64_t size = c->it->size;
 
 		if (!r && g->f[i].result >= 0 && (uint64_t)g->f[i].result == size &&
-		    !stopping(j)) {
-			c->hash = hash_landed(g->f[i].dst, size);
+		    !stopping(j) && uring_copy_held(j, g, c)) {
 			atomic_fetch_add_explicit(&j->prog->bytes_done, size,
 						  memory_order_relaxed);
 			atomic_fetch_add(&j->res_uring_files, 1);
@@ -720,6 +881,16 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 		return res->error;
 	}
 	j.order = malloc((p->files + 1) * sizeof(*j.order));
+	j.update = calloc(p->nitems + 1, sizeof(*j.update));
+	j.tries = o->max_tries ? o->max_tries : INGEST_DEFAULT_TRIES;
+	if (!j.order || !j.update) {
+		free(j.order);
+		free(j.update);
+		close(j.srcfd);
+		res->error = -ENOMEM;
+		snprintf(res->message, sizeof(res->message), "out of memory");
+		return res->error;
+	}
 	atomic_store(&prog->files_total, p->files);
 	atomic_store(&prog->bytes_total, p->bytes);
 	for (uint64_t i = 0; i < p->nitems && !stopping(&j); i++) {
@@ -728,6 +899,9 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 		if (it->kind != INGEST_FILE)
 			continue;
 		switch (decide(&j, it)) {
+		case ACT_UPDATE:
+			j.update[i] = true;
+			/* fall through */
 		case ACT_COPY:
 			j.order[j.norder++] = i;
 			need += ingest_estimate_alloc(it->size, sink->ndev);
@@ -772,10 +946,16 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 	res->files_skipped = atomic_load(&prog->files_skipped);
 	res->files_changed = atomic_load(&prog->files_changed);
 	res->files_uring = atomic_load(&j.res_uring_files);
+	res->files_rewritten = atomic_load(&prog->files_rewritten);
+	res->copies_retried = atomic_load(&prog->copies_retried);
+	res->files_refused = atomic_load(&prog->files_refused);
+	ingest_names_sort(&res->refused);
+	ingest_names_sort(&res->changed);
 	res->skipped_special = p->skipped;
 	res->hardlinks = p->hardlinks;
 	res->sparse = p->sparse;
 	free(j.order);
+	free(j.update);
 	close(j.srcfd);
 	pthread_mutex_destroy(&j.lock);
 	return res->error;
