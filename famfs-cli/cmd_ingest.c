@@ -108,10 +108,11 @@ static void *show_progress(void *arg)
 	return NULL;
 }
 
-static void list_names(const struct ingest_names *l, uint64_t count,
+/* "N what tail" and the first @cap names of @l, then a count. */
+static void list_names(const struct ingest_names *l, uint64_t count, uint64_t cap,
 		       const char *what, const char *tail)
 {
-	uint64_t shown = l->n < INGEST_NAMES_SHOWN ? l->n : INGEST_NAMES_SHOWN;
+	uint64_t shown = l->n < cap ? l->n : cap;
 
 	if (!count)
 		return;
@@ -126,10 +127,11 @@ static void list_names(const struct ingest_names *l, uint64_t count,
 static int report_source_changes(const struct ingest_result *res,
 				 const struct ingest_opts *o)
 {
-	list_names(&res->refused, res->files_refused,
+	/* each file not committed is named (up to INGEST_NAMES_KEPT) */
+	list_names(&res->refused, res->files_refused, INGEST_NAMES_KEPT,
 		   "files changed while copying, not committed", ":");
 	if (o->changed != INGEST_CHANGED_REPLACE)
-		list_names(&res->changed, res->files_changed,
+		list_names(&res->changed, res->files_changed, INGEST_NAMES_SHOWN,
 			   "files changed at the source since they were ingested, "
 			   "famfs keeps the old copy", " (--update copies them):");
 	return ingest_result_source_changed(res, o) ? INGEST_EXIT_SOURCE_CHANGED
