@@ -26,48 +26,21 @@
 #include "hash.h"
 #include "ingest.h"
 #include "killpoint.h"
+#include "run_job.h"
 #include "source_change.h"
 #include "uring.h"
 
 enum action { ACT_NONE, ACT_COPY, ACT_SKIP, ACT_UPDATE };
 
-struct job {
-	const struct ingest_opts *o;
-	const struct ingest_plan *p;
-	struct ingest_sink *sink;
-	struct ingest_manifest *man;
-	struct ingest_progress *prog;
-	struct ingest_result *res;
-	int srcfd;
-	uint64_t *order;        /* indexes of items to copy, copy_order() */
-	uint64_t norder;
-	bool *update;           /* per item: copy beside the old copy, rename */
-	unsigned tries;         /* copies of a file whose source changes */
-	atomic_uint_fast64_t next;
-	atomic_bool failed;
-	atomic_uint_fast64_t res_uring_files;
-	pthread_mutex_t lock;
-};
-
-__attribute__((format(printf, 3, 4)))
-static void fail(struct job *j, int err, const char *fmt, ...)
+void job_vfail(struct job *j, int err, const char *fmt, va_list ap)
 {
-	va_list ap;
-
 	pthread_mutex_lock(&j->lock);
 	if (!j->res->error) {
 		j->res->error = err;
-		va_start(ap, fmt);
 		vsnprintf(j->res->message, sizeof(j->res->message), fmt, ap);
-		va_end(ap);
 	}
 	pthread_mutex_unlock(&j->lock);
 	atomic_store(&j->failed, true);
-}
-
-static bool stopping(struct job *j)
-{
-	return atomic_load(&j->failed) || (j->o->cancel && atomic_load(j->o->cancel));
 }
 
 static char *dest_path(const struct ingest_opts *o, const char *rel)
@@ -99,21 +72,6 @@ static int open_beneath(int root, const char *rel, int flags)
 	return fd;
 }
 
-/*
- * A worker's open directory: a file is opened by its name in its
- * directory's fd, one path lookup instead of one per component (measured:
- * three quarters of the dentry lookups of a small-file ingest were the
- * components above the file). The directory itself is opened from the
- * root with the same RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, so a symlink
- * swapped in for it after the plan is refused as before. One per worker:
- * small files are copied directory by directory (see copy_order), and an
- * io_uring group holds files of one directory only (its dirfd).
- */
-struct src_dir {
-	uint64_t dir;           /* item index of the directory held, or UINT64_MAX */
-	int fd;
-};
-
 static void src_dir_release(struct job *j, struct src_dir *d)
 {
 	if (d->fd >= 0 && d->fd != j->srcfd)
@@ -139,7 +97,7 @@ static int src_dir_of(struct job *j, struct src_dir *d, const struct ingest_item
 	return d->fd;
 }
 
-static int open_source(struct job *j, struct src_dir *d, const struct ingest_item *it)
+int job_open_source(struct job *j, struct src_dir *d, const struct ingest_item *it)
 {
 	int dfd = src_dir_of(j, d, it);
 
@@ -173,33 +131,13 @@ static int hash_dest(struct job *j, const char *path, uint64_t size, uint64_t *h
 	return r;
 }
 
-/* XXH3 and size of the open source file, read from its start. */
-static int hash_fd(int fd, uint64_t *h, uint64_t *size)
-{
-	size_t bs = 4 << 20;
-	uint8_t *buf = malloc(bs);
-	XXH3_state_t st;
-	ssize_t n = -1;
-	uint64_t off = 0;
-
-	XXH3_64bits_reset(&st);
-	while (buf && (n = pread(fd, buf, bs, (off_t)off)) > 0) {
-		ingest_hash_update(&st, buf, (size_t)n);
-		off += (uint64_t)n;
-	}
-	*h = XXH3_64bits_digest(&st);
-	*size = off;
-	free(buf);
-	return n < 0 ? -EIO : 0;
-}
-
 static int hash_source(struct job *j, const char *rel, uint64_t *h, uint64_t *size)
 {
 	int fd = open_beneath(j->srcfd, rel, 0), r;
 
 	if (fd < 0)
 		return -errno;
-	r = hash_fd(fd, h, size);
+	r = job_hash_fd(fd, h, size);
 	close(fd);
 	return r;
 }
@@ -294,120 +232,6 @@ static int make_dirs(struct job *j)
 	}
 	return j->res->error;
 }
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
-/* Map the target's pages in one call instead of one fault per 4 KiB page
- * inside pread (measured: the faults, not the copy, cap a fresh mapping).
- */
-static void populate(struct ingest_target *t)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-
-	for (unsigned i = 0; i < t->map->nitems; i++) {
-		uintptr_t a = (uintptr_t)(t->dev_base[t->map->items[i].dev_index] +
-					  t->map->items[i].offset);
-		uintptr_t e = a + t->map->items[i].length;
-
-		a &= ~(page - 1);
-		madvise((void *)a, e - a, MADV_POPULATE_WRITE);
-	}
-}
-
-/*
- * The piece one pread copies and the hash then reads: small enough to be
- * still in L2 (1 MiB here) when XXH3 reads it, so the bytes cross memory
- * once; large enough that the syscall costs nothing (measured: 1 MiB
- * pieces hash from memory, 256 KiB ones from cache).
- */
-#define COPY_PIECE (256u << 10)
-
-/* What a cold piece reads ahead in one request: the device's own window
- * (read_ahead_kb, 128 KiB on most) is far smaller than a large file wants.
- */
-#define COLD_READAHEAD (4u << 20)
-
-/*
- * One piece of the source. A warm piece comes straight from the page
- * cache; one that is not there (RWF_NOWAIT says so without waiting) gets
- * COLD_READAHEAD bytes read ahead first (measured: 256 KiB reads alone
- * ran cold at half the speed of 1 MiB ones). Returns what pread returns.
- */
-static ssize_t read_piece(int fd, void *dst, size_t n, uint64_t off, uint64_t size)
-{
-	struct iovec v = { .iov_base = dst, .iov_len = n };
-	ssize_t got = preadv2(fd, &v, 1, (off_t)off, RWF_NOWAIT);
-
-	if (got >= 0 || (errno != EAGAIN && errno != EOPNOTSUPP))
-		return got;
-	if (errno == EAGAIN)
-		readahead(fd, (off_t)off, size - off < COLD_READAHEAD ?
-			  (size_t)(size - off) : COLD_READAHEAD);
-	return pread(fd, dst, n, (off_t)off);
-}
-
-/*
- * Copy one file into its reserved map in one pass: each piece is read
- * from the source straight into the device memory the map points at,
- * then hashed there while it is in cache. Returns 0 or -errno: -ESTALE
- * when the source shrank (the caller copies it again), another on a read
- * error, which fails the job.
- */
-static int copy_into(struct job *j, int fd, struct ingest_target *t, uint64_t size,
-		     uint64_t *hash, const char *rel)
-{
-	XXH3_state_t st;
-	uint64_t off = 0;
-
-	XXH3_64bits_reset(&st);
-	if (size >= FAMFS_UNIT_SIZE)
-		populate(t);
-	while (off < size) {
-		struct famfs_loc loc;
-		uint64_t n;
-		ssize_t got;
-
-		if (stopping(j))
-			return -ECANCELED;
-		if (famfs_fmap_resolve(t->map, off, &loc))
-			return -EFBIG;
-		n = size - off < loc.length ? size - off : loc.length;
-		if (n > COPY_PIECE)
-			n = COPY_PIECE;
-		uint8_t *dst = t->dev_base[loc.dev_index] + loc.dev_offset;
-
-		got = read_piece(fd, dst, n, off, size);
-		if (got == 0)
-			return -ESTALE;         /* it shrank: copied again */
-		if (got < 0) {
-			fail(j, -errno, "%s: read failed at %llu: %s", rel,
-			     (unsigned long long)off, strerror(errno));
-			return -EIO;
-		}
-		ingest_hash_update(&st, dst, (size_t)got);
-		off += (uint64_t)got;
-		atomic_fetch_add_explicit(&j->prog->bytes_done, (uint64_t)got,
-					  memory_order_relaxed);
-	}
-	*hash = XXH3_64bits_digest(&st);
-	return 0;
-}
-
-/* Copied and flushed, waiting for the worker's group commit. */
-struct done_copy {
-	const struct ingest_item *it;
-	struct ingest_target t;
-	char *dst;
-	char *final;            /* an update: @dst is renamed over it */
-	uint64_t hash;
-	/* the source state copied: the plan's, or what the open file said
-	 * when it had changed since the plan
-	 */
-	uint64_t size, mtime_ns;
-	bool seen_changing;     /* counted in files_rewritten */
-};
 
 static void done_copy_free(struct done_copy *c)
 {
@@ -555,104 +379,6 @@ static void drop(struct job *j, struct done_copy *c)
 	done_copy_free(c);
 }
 
-/* The file is not committed, and named in the result with why. */
-static void refuse(struct job *j, struct done_copy *c, const char *why)
-{
-	atomic_fetch_add(&j->prog->files_refused, 1);
-	pthread_mutex_lock(&j->lock);
-	ingest_names_add(&j->res->refused, "%s: %s", c->it->rel, why);
-	pthread_mutex_unlock(&j->lock);
-}
-
-static void seen_changing(struct job *j, struct done_copy *c)
-{
-	if (!c->seen_changing)
-		atomic_fetch_add(&j->prog->files_rewritten, 1);
-	c->seen_changing = true;
-}
-
-/* The source's size is not the one reserved: reserve again. */
-static int restage(struct job *j, struct done_copy *c, uint64_t size)
-{
-	char why[512] = "";
-	int r;
-
-	j->sink->ops->abort(j->sink->s, &c->t, c->dst);
-	free(c->t.map);
-	memset(&c->t, 0, sizeof(c->t));
-	r = j->sink->ops->begin(j->sink->s, c->dst, size, &c->t, why, sizeof(why));
-	if (r)
-		fail(j, r, "%s: %s", c->dst, why);
-	else
-		c->size = size;
-	return r;
-}
-
-/*
- * One copy with plain system calls, checked: the open file's fstat
- * before and after the copy must agree (size, mtime, ctime, inode), and
- * with --verify its bytes read again must hash as the copy did. A file
- * that changed since the plan is copied as it is now (its new size
- * reserved). Returns 0, -ESTALE (it changed: copy again), -ENOENT (it is
- * gone; refused) or another -errno (the job failed).
- */
-static int copy_checked(struct job *j, struct done_copy *c, struct src_dir *sd)
-{
-	struct src_state before, after;
-	int fd = open_source(j, sd, c->it), err = errno, r;
-	uint64_t h, n;
-
-	if (fd < 0 && err == ENOENT) {
-		seen_changing(j, c);
-		refuse(j, c, "disappeared while copying");
-		return -ENOENT;
-	}
-	if (fd < 0) {
-		/* errno read once, at the open: the rest may change it */
-		fail(j, -err, "source %s: %s", c->it->rel, strerror(err));
-		return -err;
-	}
-	r = src_state_of_fd(fd, &before);
-	if (!r && !src_state_is_planned(&before, c->it)) {
-		seen_changing(j, c);
-		c->mtime_ns = before.mtime_ns;
-		if (before.size != c->size)
-			r = restage(j, c, before.size);
-	}
-	if (!r)
-		r = copy_into(j, fd, &c->t, c->size, &c->hash, c->it->rel);
-	if (!r)
-		r = src_state_of_fd(fd, &after);
-	if (!r && !src_state_same(&before, &after))
-		r = -ESTALE;
-	if (!r && j->o->verify && (hash_fd(fd, &h, &n) || h != c->hash || n != c->size))
-		r = -ESTALE;
-	close(fd);
-	return r;
-}
-
-/* The copy with plain system calls, made again while the source changes
- * under it, up to the job's tries; then the file is refused.
- */
-static int copy_plain(struct job *j, struct done_copy *c, struct src_dir *sd)
-{
-	char why[64];
-
-	for (unsigned tries = 1;; tries++) {
-		int r = copy_checked(j, c, sd);
-
-		if (r != -ESTALE)
-			return r;
-		seen_changing(j, c);
-		if (tries >= j->tries || stopping(j)) {
-			snprintf(why, sizeof(why), "changed while copying (%u copies)", tries);
-			refuse(j, c, why);
-			return r;
-		}
-		atomic_fetch_add(&j->prog->copies_retried, 1);
-	}
-}
-
 /* Copied: commit with the worker's batch, or by itself. */
 static void copied(struct job *j, struct done_copy *c, struct wbatch *wb)
 {
@@ -682,7 +408,7 @@ static void copy_one(struct job *j, const struct ingest_item *it, struct wbatch 
 
 	if (stage(j, it, &c))
 		return;
-	if (copy_plain(j, &c, sd))
+	if (job_copy_plain(j, &c, sd))
 		drop(j, &c);
 	else
 		copied(j, &c, wb);
@@ -764,7 +490,7 @@ static void read_group(struct job *j, struct ugroup *g, struct wbatch *wb)
 						  memory_order_relaxed);
 			atomic_fetch_add(&j->res_uring_files, 1);
 			copied(j, c, wb);
-		} else if (!stopping(j) && !copy_plain(j, c, &g->sd)) {
+		} else if (!stopping(j) && !job_copy_plain(j, c, &g->sd)) {
 			copied(j, c, wb);
 		} else {
 			drop(j, c);
@@ -793,7 +519,7 @@ static void copy_or_stage(struct job *j, const struct ingest_item *it,
 		return;
 	dst = whole_file_dst(c);
 	if (!dst) {
-		if (copy_plain(j, c, &g->sd))
+		if (job_copy_plain(j, c, &g->sd))
 			drop(j, c);
 		else
 			copied(j, c, wb);
