@@ -44,6 +44,9 @@ static void ingest_usage(FILE *f)
 		"                         and the exit status is 3)\n"
 		"  -c, --on-change P      the same as a policy: keep (default),\n"
 		"                         replace (= --update), or fail\n"
+		"  -D, --delete           remove from famfs the files removed from\n"
+		"                         the source since they were ingested\n"
+		"                         (without it they are listed, exit status 3)\n"
 		"  -r, --retries N        copy a file whose source changes while it\n"
 		"                         is copied up to N more times (default 3);\n"
 		"                         then it is not committed (exit status 3)\n\n"
@@ -60,7 +63,7 @@ struct ingest_cmd {
 	struct cli_devices devs;
 	const char *host, *filesystem, *manifest, *src, *dst;
 	unsigned threads, retries;
-	bool verify, wait, plain_io, retries_set;
+	bool verify, wait, plain_io, retries_set, delete_removed;
 	enum ingest_changed_policy changed;
 };
 
@@ -134,6 +137,10 @@ static int report_source_changes(const struct ingest_result *res,
 		list_names(&res->changed, res->files_changed, INGEST_NAMES_SHOWN,
 			   "files changed at the source since they were ingested, "
 			   "famfs keeps the old copy", " (--update copies them):");
+	if (!o->delete_removed)
+		list_names(&res->removed, res->files_removed, INGEST_NAMES_SHOWN,
+			   "files removed from the source since they were ingested, "
+			   "famfs keeps them", " (--delete removes them):");
 	return ingest_result_source_changed(res, o) ? INGEST_EXIT_SOURCE_CHANGED
 						    : CLI_EXIT_OK;
 }
@@ -144,7 +151,8 @@ static int ingest_offline(struct ingest_cmd *c)
 	struct ingest_opts o = { .source = c->src, .dest = c->dst, .threads = c->threads,
 				 .verify = c->verify, .changed = c->changed,
 				 .plain_io = c->plain_io, .cancel = &interrupted,
-				 .max_tries = c->retries + 1 };
+				 .max_tries = c->retries + 1,
+				 .delete_removed = c->delete_removed };
 	struct ingest_sink sink;
 	struct ingest_manifest man = { 0 };
 	struct ingest_plan plan;
@@ -190,6 +198,10 @@ static int ingest_offline(struct ingest_cmd *c)
 	       (unsigned long long)res.files_changed, (unsigned long long)res.files_verified,
 	       (unsigned long long)res.skipped_special, (unsigned long long)res.hardlinks,
 	       (unsigned long long)res.sparse);
+	if (res.files_removed)
+		printf("%llu removed from the source, %llu deleted from famfs\n",
+		       (unsigned long long)res.files_removed,
+		       (unsigned long long)res.files_deleted);
 	if (res.files_rewritten)
 		printf("%llu changed while copying: %llu copies made again, %llu "
 		       "not committed\n", (unsigned long long)res.files_rewritten,
@@ -260,6 +272,8 @@ static int ingest_daemon(struct ingest_cmd *c)
 	if (c->changed != INGEST_CHANGED_KEEP)
 		json_object_object_add(params, "on_change", json_object_new_string(
 			c->changed == INGEST_CHANGED_REPLACE ? "replace" : "fail"));
+	if (c->delete_removed)
+		json_object_object_add(params, "delete", json_object_new_boolean(true));
 	if (c->retries_set)
 		json_object_object_add(params, "retries", json_object_new_int((int)c->retries));
 	json_object_object_add(body, "params", params);
@@ -296,6 +310,7 @@ int cmd_ingest(int argc, char **argv)
 		{ "on-change", required_argument, NULL, 'c' },
 		{ "plain-io", no_argument, NULL, 'P' },
 		{ "update", no_argument, NULL, 'u' },
+		{ "delete", no_argument, NULL, 'D' },
 		{ "retries", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -303,7 +318,7 @@ int cmd_ingest(int argc, char **argv)
 	struct ingest_cmd c = { .retries = INGEST_DEFAULT_TRIES - 1 };
 	int o;
 
-	while ((o = getopt_long(argc, argv, "H:F:wd:m:t:vc:ur:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "H:F:wd:m:t:vc:uDr:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'H': c.host = optarg; break;
 		case 'F': c.filesystem = optarg; break;
@@ -318,6 +333,7 @@ int cmd_ingest(int argc, char **argv)
 		case 'v': c.verify = true; break;
 		case 'P': c.plain_io = true; break;
 		case 'u': c.changed = INGEST_CHANGED_REPLACE; break;
+		case 'D': c.delete_removed = true; break;
 		case 'r':
 			if (cli_parse_u32("ingest", "--retries", optarg, 100,
 					  &c.retries))

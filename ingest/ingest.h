@@ -117,6 +117,12 @@ struct ingest_manifest_ops {
 	int (*put)(void *m, const char *rel, const struct ingest_record *r);
 	/* What the last failure was (may be NULL). */
 	const char *(*error)(void *m);
+	/* Optional: call @fn for every file recorded done (to find the files
+	 * removed from the source); 0 or a negative errno.
+	 */
+	int (*each_done)(void *m, void (*fn)(void *arg, const char *rel), void *arg);
+	/* Optional: forget @rel (a file removed with --delete). */
+	int (*forget)(void *m, const char *rel);
 };
 
 struct ingest_manifest {
@@ -161,6 +167,10 @@ struct ingest_opts {
 	 * refused ("changed while copying"); 0: INGEST_DEFAULT_TRIES
 	 */
 	unsigned max_tries;
+	/* remove from famfs the files the manifest has that the source no
+	 * longer has (else they are reported)
+	 */
+	bool delete_removed;
 	atomic_bool *cancel;        /* set to stop; may be NULL */
 };
 
@@ -186,13 +196,19 @@ struct ingest_result {
 	 * first INGEST_NAMES_KEPT of files_changed)
 	 */
 	struct ingest_names changed;
+	/* files ingested before that the source no longer has: deleted from
+	 * famfs (delete_removed) or kept (named in @removed)
+	 */
+	uint64_t files_removed, files_deleted;
+	struct ingest_names removed;
 };
 
 /* Names a result keeps of each list; the counts stay exact. */
 #define INGEST_NAMES_KEPT 1000
 
 /* The run is not complete with its source: a file was refused, or a
- * changed source file was kept (not updated). famfs-cli exits 3 then.
+ * changed source file was kept (not updated), or a file removed from the
+ * source was kept (not deleted). famfs-cli exits 3 then.
  */
 bool ingest_result_source_changed(const struct ingest_result *r,
 				  const struct ingest_opts *o);

@@ -26,6 +26,7 @@
 #include "hash.h"
 #include "ingest.h"
 #include "killpoint.h"
+#include "removed.h"
 #include "run_job.h"
 #include "source_change.h"
 #include "uring.h"
@@ -595,6 +596,7 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 			 .res = res };
 	unsigned threads = o->threads ? o->threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t need = 0, free_b;
+	int r;
 	pthread_t tid[64];
 
 	memset(res, 0, sizeof(*res));
@@ -640,6 +642,13 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 		case ACT_NONE:
 			break;
 		}
+	}
+	/* before the space check: what --delete removes is free again */
+	if (!res->error && (r = ingest_removed(o, p, sink, man, res))) {
+		char why[sizeof(res->message)];
+
+		snprintf(why, sizeof(why), "%s", res->message);
+		fail(&j, r, "%s", why);
 	}
 	free_b = sink->ops->free_bytes(sink->s);
 	if (!res->error && need > free_b)

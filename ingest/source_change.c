@@ -111,11 +111,13 @@ void ingest_result_free(struct ingest_result *r)
 {
 	names_free(&r->refused);
 	names_free(&r->changed);
+	names_free(&r->removed);
 }
 
 bool ingest_result_source_changed(const struct ingest_result *r,
 				  const struct ingest_opts *o)
 {
 	return r->files_refused ||
-	       (r->files_changed && o->changed != INGEST_CHANGED_REPLACE);
+	       (r->files_changed && o->changed != INGEST_CHANGED_REPLACE) ||
+	       r->files_removed > r->files_deleted;
 }

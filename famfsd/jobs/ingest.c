@@ -27,7 +27,7 @@
 
 static const char *const ingest_fields[] = {
 	"filesystem", "source", "dest", "threads", "verify", "on_change", "retries",
-	NULL,
+	"delete", NULL,
 };
 
 static int ingest_validate(json_object *params, char *why, size_t whylen)
@@ -75,6 +75,11 @@ static int ingest_validate(json_object *params, char *why, size_t whylen)
 	if (json_object_object_get_ex(params, "verify", &v) &&
 	    !json_object_is_type(v, json_type_boolean)) {
 		snprintf(why, whylen, "params.verify: true or false");
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(params, "delete", &v) &&
+	    !json_object_is_type(v, json_type_boolean)) {
+		snprintf(why, whylen, "params.delete: true or false");
 		return -EINVAL;
 	}
 	if (json_object_object_get_ex(params, "on_change", &v) &&
@@ -198,7 +203,14 @@ static int source_changed_error(struct job *j, const struct ingest_result *res,
 			 "%s%llu changed since ingested, kept (on_change replace "
 			 "updates them): ", res->files_refused ? "; " : "",
 			 (unsigned long long)res->files_changed);
-		add_names(msg, sizeof(msg), &res->changed, res->files_changed);
+		add_names(msg, sizeof(msg) * 3 / 4, &res->changed, res->files_changed);
+	}
+	if (res->files_removed > res->files_deleted) {
+		snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
+			 "%s%llu removed from the source, kept (delete removes "
+			 "them): ", strlen(msg) > 16 ? "; " : "",
+			 (unsigned long long)res->files_removed);
+		add_names(msg, sizeof(msg), &res->removed, res->files_removed);
 	}
 	job_set_error(j, "%s", msg);
 	return -ESTALE;
@@ -228,6 +240,8 @@ static int ingest_run_job(struct job *j)
 	o.dest = str_param(p, "dest", NULL);
 	o.threads = json_object_object_get_ex(p, "threads", &v) ? (unsigned)json_object_get_int(v) : 0;
 	o.verify = json_object_object_get_ex(p, "verify", &v) && json_object_get_boolean(v);
+	o.delete_removed = json_object_object_get_ex(p, "delete", &v) &&
+			   json_object_get_boolean(v);
 	o.max_tries = json_object_object_get_ex(p, "retries", &v) ?
 		      (unsigned)json_object_get_int(v) + 1 : 0;
 	const char *oc = str_param(p, "on_change", "keep");

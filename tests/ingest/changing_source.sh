@@ -11,7 +11,9 @@
 #  2. a re-run (writer stopped, every changing file changed once more)
 #     lists the files changed since they were ingested and exits 3;
 #  3. with --update it converges: exit 0, every file equal to its source;
-#  4. a third run copies nothing and exits 0; fsck is clean.
+#  4. a third run copies nothing and exits 0;
+#  5. files removed from the source are listed (exit 3); --delete removes
+#     them from famfs; fsck is clean.
 set -u
 CLI=$FAMFS_CLI
 PY=$(dirname "$0")/changing_source.py
@@ -90,5 +92,23 @@ pass "--update: $(head -1 "$W/run3.out")"
 ingest > "$W/run4.out" 2> "$W/run4.err"; rc=$?
 [ "$rc" = 0 ] || fail "third run: exit $rc: $(cat "$W/run4.err")"
 grep -q "^0 copied, " "$W/run4.out" || fail "third run copied: $(cat "$W/run4.out")"
+pass "third run copies nothing, exit 0"
+
+# 5. files removed from the source: reported (exit 3), --delete removes them
+rm "$SRC/static/f002.bin"; mv "$SRC/rewrite" "$SRC/rewritten"
+ingest > "$W/run5.out" 2> "$W/run5.err"; rc=$?
+[ "$rc" = 3 ] || fail "removed source files: exit $rc, not 3: $(cat "$W/run5.err")"
+grep -q "^ingest: 25 files removed from the source since they were ingested" "$W/run5.err" ||
+	fail "the 25 removed files are not reported: $(cat "$W/run5.err")"
+grep -q "^  rewrite/f020.bin$" "$W/run5.err" && grep -q "^  ... and 5 more$" "$W/run5.err" ||
+	fail "the removed files are not named (first 20, then a count)"
+$CLI cat "${DEVS[@]}" /x/static/f002.bin > /dev/null 2>&1 || fail "kept file is gone without --delete"
+ingest --delete > "$W/run6.out" 2> "$W/run6.err"; rc=$?
+[ "$rc" = 0 ] || fail "--delete: exit $rc: $(cat "$W/run6.err")"
+grep -q "^25 removed from the source, 25 deleted from famfs$" "$W/run6.out" ||
+	fail "--delete did not delete the 25 files: $(cat "$W/run6.out")"
+$CLI cat "${DEVS[@]}" /x/static/f002.bin > /dev/null 2>&1 && fail "--delete left static/f002.bin"
+ingest > "$W/run7.out" 2> "$W/run7.err"; rc=$?
+[ "$rc" = 0 ] && grep -q "^0 copied, " "$W/run7.out" || fail "after --delete: exit $rc: $(cat "$W/run7.out" "$W/run7.err")"
 $CLI fsck -q "$W/d0" "$W/d1" > "$W/fsck.out" || fail "fsck: $(cat "$W/fsck.out")"
-pass "third run copies nothing, exit 0; fsck clean"
+pass "removed files reported (exit 3), --delete removes them, then exit 0; fsck clean"
