@@ -16,7 +16,7 @@
 struct removed_scan {
 	const char **planned;   /* the plan's file names, sorted */
 	uint64_t nplanned;
-	char **gone;            /* recorded, not planned */
+	char **gone;            /* recorded (then: and not planned) */
 	uint64_t ngone;
 	int err;
 };
@@ -26,13 +26,13 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void note_if_gone(void *arg, const char *rel)
+/* Every recorded name first: a first ingest (no record) sorts nothing. */
+static void note_recorded(void *arg, const char *rel)
 {
 	struct removed_scan *s = arg;
 	char **v;
 
-	if (s->err || bsearch(&rel, s->planned, (size_t)s->nplanned, sizeof(*s->planned),
-			      str_cmp))
+	if (s->err)
 		return;
 	v = realloc(s->gone, (size_t)(s->ngone + 1) * sizeof(*v));
 	if (!v || !(v[s->ngone] = strdup(rel))) {
@@ -77,6 +77,31 @@ static int delete_one(const struct ingest_opts *o, struct ingest_sink *sink,
 	return r;
 }
 
+/* Keep in s->gone only the names the plan does not have. */
+static int keep_unplanned(struct removed_scan *s, const struct ingest_plan *p)
+{
+	uint64_t kept = 0;
+
+	s->planned = malloc((size_t)(p->files + 1) * sizeof(*s->planned));
+	if (!s->planned)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < p->nitems; i++)
+		if (p->items[i].kind == INGEST_FILE)
+			s->planned[s->nplanned++] = p->items[i].rel;
+	qsort(s->planned, (size_t)s->nplanned, sizeof(*s->planned), str_cmp);
+	for (uint64_t i = 0; i < s->ngone; i++) {
+		const char *rel = s->gone[i];
+
+		if (bsearch(&rel, s->planned, (size_t)s->nplanned, sizeof(*s->planned),
+			    str_cmp))
+			free(s->gone[i]);
+		else
+			s->gone[kept++] = s->gone[i];
+	}
+	s->ngone = kept;
+	return 0;
+}
+
 int ingest_removed(const struct ingest_opts *o, const struct ingest_plan *p,
 		   struct ingest_sink *sink, struct ingest_manifest *man,
 		   struct ingest_result *res)
@@ -86,18 +111,13 @@ int ingest_removed(const struct ingest_opts *o, const struct ingest_plan *p,
 
 	if (!man || !man->ops->each_done)
 		return 0;
-	s.planned = malloc((size_t)(p->files + 1) * sizeof(*s.planned));
-	if (!s.planned)
-		return -ENOMEM;
-	for (uint64_t i = 0; i < p->nitems; i++)
-		if (p->items[i].kind == INGEST_FILE)
-			s.planned[s.nplanned++] = p->items[i].rel;
-	qsort(s.planned, (size_t)s.nplanned, sizeof(*s.planned), str_cmp);
-	r = man->ops->each_done(man->m, note_if_gone, &s);
+	r = man->ops->each_done(man->m, note_recorded, &s);
 	if (r && man->ops->error)
 		snprintf(res->message, sizeof(res->message), "manifest: %s",
 			 man->ops->error(man->m));
 	r = r ? r : s.err;
+	if (!r && s.ngone)
+		r = keep_unplanned(&s, p);
 	for (uint64_t i = 0; !r && i < s.ngone; i++) {
 		res->files_removed++;
 		if (o->delete_removed)
