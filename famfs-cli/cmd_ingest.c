@@ -38,22 +38,39 @@ static void ingest_usage(FILE *f)
 		"both:\n"
 		"  -t, --threads N        parallel copies (default: number of CPUs)\n"
 		"  -v, --verify           re-read every file from famfs and compare\n"
-		"  -c, --on-change P      source file changed since ingested: keep\n"
-		"                         (report, default), replace, or fail\n\n"
+		"  -u, --update           copy the files changed at the source since\n"
+		"                         they were ingested and rename each over its\n"
+		"                         old copy (without it they are listed, kept,\n"
+		"                         and the exit status is 3)\n"
+		"  -c, --on-change P      the same as a policy: keep (default),\n"
+		"                         replace (= --update), or fail\n"
+		"  -D, --delete           remove from famfs the files removed from\n"
+		"                         the source since they were ingested\n"
+		"                         (without it they are listed, exit status 3)\n"
+		"  -r, --retries N        copy a file whose source changes while it\n"
+		"                         is copied up to N more times (default 3);\n"
+		"                         then it is not committed (exit status 3)\n\n"
 		"Progress goes to stderr: a bar on a terminal, a line every 10 s\n"
 		"otherwise; \"planning…\" until the tree is counted; the last line\n"
 		"gives the average rate over the job's wall time.\n\n"
 		"Exit status: 0 copied (or, without --wait, the job started), 1 the\n"
-		"copy or the job failed, 2 usage error.\n");
+		"copy or the job failed, 2 usage error, 3 the source changed: files\n"
+		"changed while copying were not committed, or files changed since\n"
+		"they were ingested were kept (see --update). docs/ingest.md.\n");
 }
 
 struct ingest_cmd {
 	struct cli_devices devs;
 	const char *host, *filesystem, *manifest, *src, *dst;
-	unsigned threads;
-	bool verify, wait, plain_io;
+	unsigned threads, retries;
+	bool verify, wait, plain_io, retries_set, delete_removed;
 	enum ingest_changed_policy changed;
 };
+
+/* The source changed: files not committed, or changed ones kept. */
+#define INGEST_EXIT_SOURCE_CHANGED 3
+/* Names listed of each kind; the rest is a count. */
+#define INGEST_NAMES_SHOWN 20
 
 static atomic_bool interrupted;
 
@@ -94,12 +111,48 @@ static void *show_progress(void *arg)
 	return NULL;
 }
 
+/* "N what tail" and the first @cap names of @l, then a count. */
+static void list_names(const struct ingest_names *l, uint64_t count, uint64_t cap,
+		       const char *what, const char *tail)
+{
+	uint64_t shown = l->n < cap ? l->n : cap;
+
+	if (!count)
+		return;
+	fprintf(stderr, "ingest: %llu %s%s\n", (unsigned long long)count, what, tail);
+	for (uint64_t i = 0; i < shown; i++)
+		fprintf(stderr, "  %s\n", l->v[i]);
+	if (count > shown)
+		fprintf(stderr, "  ... and %llu more\n", (unsigned long long)(count - shown));
+}
+
+/* What changed at the source, on stderr; the exit status it means. */
+static int report_source_changes(const struct ingest_result *res,
+				 const struct ingest_opts *o)
+{
+	/* each file not committed is named (up to INGEST_NAMES_KEPT) */
+	list_names(&res->refused, res->files_refused, INGEST_NAMES_KEPT,
+		   "files changed while copying, not committed", ":");
+	if (o->changed != INGEST_CHANGED_REPLACE)
+		list_names(&res->changed, res->files_changed, INGEST_NAMES_SHOWN,
+			   "files changed at the source since they were ingested, "
+			   "famfs keeps the old copy", " (--update copies them):");
+	if (!o->delete_removed)
+		list_names(&res->removed, res->files_removed, INGEST_NAMES_SHOWN,
+			   "files removed from the source since they were ingested, "
+			   "famfs keeps them", " (--delete removes them):");
+	return ingest_result_source_changed(res, o) ? INGEST_EXIT_SOURCE_CHANGED
+						    : CLI_EXIT_OK;
+}
+
 static int ingest_offline(struct ingest_cmd *c)
 {
 	struct famfs_fs *fs = cli_open_fs("ingest", &c->devs, FAMFS_OPEN_MASTER, NULL);
 	struct ingest_opts o = { .source = c->src, .dest = c->dst, .threads = c->threads,
 				 .verify = c->verify, .changed = c->changed,
-				 .plain_io = c->plain_io, .cancel = &interrupted };
+				 .plain_io = c->plain_io, .cancel = &interrupted,
+				 .max_tries = c->retries + 1,
+				 .delete_removed = c->delete_removed };
 	struct ingest_sink sink;
 	struct ingest_manifest man = { 0 };
 	struct ingest_plan plan;
@@ -145,18 +198,52 @@ static int ingest_offline(struct ingest_cmd *c)
 	       (unsigned long long)res.files_changed, (unsigned long long)res.files_verified,
 	       (unsigned long long)res.skipped_special, (unsigned long long)res.hardlinks,
 	       (unsigned long long)res.sparse);
+	if (res.files_removed)
+		printf("%llu removed from the source, %llu deleted from famfs\n",
+		       (unsigned long long)res.files_removed,
+		       (unsigned long long)res.files_deleted);
+	if (res.files_rewritten)
+		printf("%llu changed while copying: %llu copies made again, %llu "
+		       "not committed\n", (unsigned long long)res.files_rewritten,
+		       (unsigned long long)res.copies_retried,
+		       (unsigned long long)res.files_refused);
 	if (atomic_load(&run.prog.bytes_copied))
 		printf("space: %llu bytes of data in %llu bytes allocated (%.3f x)\n",
 		       (unsigned long long)atomic_load(&run.prog.bytes_copied),
 		       (unsigned long long)atomic_load(&run.prog.alloc_bytes),
 		       (double)atomic_load(&run.prog.alloc_bytes) /
 		       (double)atomic_load(&run.prog.bytes_copied));
+	fflush(stdout);
+	int rc = report_source_changes(&res, &o);
+
 	if (r)
 		cli_error("ingest", "%s", res.message);
+	ingest_result_free(&res);
 	ingest_plan_free(&plan);
 	ingest_manifest_sqlite_close(&man);
 	famfs_close(fs);
-	return r ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	return r ? CLI_EXIT_FAIL : rc;
+}
+
+/* The job failed because its source changed (its error says so first,
+ * docs/ingest.md): the same exit status as offline.
+ */
+static bool job_source_changed(struct famfs_client *cl, int64_t id)
+{
+	json_object *job = NULL, *e;
+	char path[64], *err = NULL;
+	long status;
+	bool yes;
+
+	snprintf(path, sizeof(path), "/v1/jobs/%lld", (long long)id);
+	if (famfs_client_request(cl, "GET", path, NULL, &status, &job, &err)) {
+		free(err);
+		return false;
+	}
+	yes = json_object_object_get_ex(job, "error", &e) &&
+	      !strncmp(json_object_get_string(e), "source changed:", 15);
+	json_object_put(job);
+	return yes;
 }
 
 static int ingest_daemon(struct ingest_cmd *c)
@@ -182,6 +269,13 @@ static int ingest_daemon(struct ingest_cmd *c)
 	if (c->threads)
 		json_object_object_add(params, "threads", json_object_new_int((int)c->threads));
 	json_object_object_add(params, "verify", json_object_new_boolean(c->verify));
+	if (c->changed != INGEST_CHANGED_KEEP)
+		json_object_object_add(params, "on_change", json_object_new_string(
+			c->changed == INGEST_CHANGED_REPLACE ? "replace" : "fail"));
+	if (c->delete_removed)
+		json_object_object_add(params, "delete", json_object_new_boolean(true));
+	if (c->retries_set)
+		json_object_object_add(params, "retries", json_object_new_int((int)c->retries));
 	json_object_object_add(body, "params", params);
 	r = famfs_client_request(cl, "POST", "/v1/jobs", body, &status, &out, &err);
 	json_object_put(body);
@@ -197,6 +291,8 @@ static int ingest_daemon(struct ingest_cmd *c)
 	fflush(stdout); /* before the progress on stderr, on a pipe too */
 	json_object_put(out);
 	r = c->wait ? cli_job_wait(cl, id, "ingest") : CLI_EXIT_OK;
+	if (r == CLI_EXIT_FAIL && job_source_changed(cl, id))
+		r = INGEST_EXIT_SOURCE_CHANGED;
 	famfs_client_close(cl);
 	return r;
 }
@@ -213,13 +309,16 @@ int cmd_ingest(int argc, char **argv)
 		{ "verify", no_argument, NULL, 'v' },
 		{ "on-change", required_argument, NULL, 'c' },
 		{ "plain-io", no_argument, NULL, 'P' },
+		{ "update", no_argument, NULL, 'u' },
+		{ "delete", no_argument, NULL, 'D' },
+		{ "retries", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct ingest_cmd c = { 0 };
+	struct ingest_cmd c = { .retries = INGEST_DEFAULT_TRIES - 1 };
 	int o;
 
-	while ((o = getopt_long(argc, argv, "H:F:wd:m:t:vc:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "H:F:wd:m:t:vc:uDr:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'H': c.host = optarg; break;
 		case 'F': c.filesystem = optarg; break;
@@ -233,6 +332,14 @@ int cmd_ingest(int argc, char **argv)
 			break;
 		case 'v': c.verify = true; break;
 		case 'P': c.plain_io = true; break;
+		case 'u': c.changed = INGEST_CHANGED_REPLACE; break;
+		case 'D': c.delete_removed = true; break;
+		case 'r':
+			if (cli_parse_u32("ingest", "--retries", optarg, 100,
+					  &c.retries))
+				return CLI_EXIT_USAGE;
+			c.retries_set = true;
+			break;
 		case 'c':
 			if (!strcmp(optarg, "keep"))
 				c.changed = INGEST_CHANGED_KEEP;

@@ -72,6 +72,10 @@ struct ingest_sink_ops {
 			uint64_t len);
 	/* Remove a committed file (the "replace" policy). */
 	int (*remove)(void *s, const char *path);
+	/* Move the committed file @from over @to in one step (a reader sees
+	 * the old file or the new one): the "replace" policy's update.
+	 */
+	int (*rename)(void *s, const char *from, const char *to);
 	/* Optional group commit: flush and commit @n files at once (one log
 	 * append, all or nothing on the media). reqs[i].path/attr name file
 	 * i of targets t[i]; each result is filled in, and the reservation of
@@ -113,6 +117,12 @@ struct ingest_manifest_ops {
 	int (*put)(void *m, const char *rel, const struct ingest_record *r);
 	/* What the last failure was (may be NULL). */
 	const char *(*error)(void *m);
+	/* Optional: call @fn for every file recorded done (to find the files
+	 * removed from the source); 0 or a negative errno.
+	 */
+	int (*each_done)(void *m, void (*fn)(void *arg, const char *rel), void *arg);
+	/* Optional: forget @rel (a file removed with --delete). */
+	int (*forget)(void *m, const char *rel);
 };
 
 struct ingest_manifest {
@@ -124,7 +134,7 @@ struct ingest_manifest {
 
 enum ingest_changed_policy {
 	INGEST_CHANGED_KEEP = 0,    /* report, keep the famfs copy (default) */
-	INGEST_CHANGED_REPLACE = 1, /* delete the famfs copy, copy again */
+	INGEST_CHANGED_REPLACE = 1, /* copy again, rename over the old copy */
 	INGEST_CHANGED_FAIL = 2,    /* the job fails */
 };
 
@@ -134,7 +144,14 @@ struct ingest_progress {
 	atomic_uint_fast64_t files_copied, files_skipped, files_changed;
 	atomic_uint_fast64_t bytes_copied;
 	atomic_uint_fast64_t alloc_bytes;   /* space the copies took */
+	/* source files seen changing while they were copied (each counted
+	 * once), copies started again because of it, files given up on
+	 */
+	atomic_uint_fast64_t files_rewritten, copies_retried, files_refused;
 };
+
+/* Tries of a file whose source changes while it is copied (1 + retries). */
+#define INGEST_DEFAULT_TRIES 4
 
 struct ingest_opts {
 	const char *source;         /* absolute source directory */
@@ -146,7 +163,21 @@ struct ingest_opts {
 	 * used for small files where the kernel allows it)
 	 */
 	bool plain_io;
+	/* copies of a file whose source changes meanwhile before it is
+	 * refused ("changed while copying"); 0: INGEST_DEFAULT_TRIES
+	 */
+	unsigned max_tries;
+	/* remove from famfs the files the manifest has that the source no
+	 * longer has (else they are reported)
+	 */
+	bool delete_removed;
 	atomic_bool *cancel;        /* set to stop; may be NULL */
+};
+
+/* Names with a reason, e.g. the files refused as changed while copying. */
+struct ingest_names {
+	char **v;               /* "rel: why", malloc'd */
+	uint64_t n;
 };
 
 struct ingest_result {
@@ -155,7 +186,35 @@ struct ingest_result {
 	uint64_t files_copied, files_skipped, files_changed, files_verified;
 	uint64_t skipped_special, hardlinks, sparse;
 	uint64_t files_uring;       /* files read through io_uring */
+	/* the source changing under the copy (docs/ingest.md): files seen
+	 * changing, copies made again, files not committed (named in
+	 * @refused: "changed while copying", "disappeared while copying")
+	 */
+	uint64_t files_rewritten, copies_retried, files_refused;
+	struct ingest_names refused;
+	/* files changed at the source since they were ingested (@changed,
+	 * first INGEST_NAMES_KEPT of files_changed)
+	 */
+	struct ingest_names changed;
+	/* files ingested before that the source no longer has: deleted from
+	 * famfs (delete_removed) or kept (named in @removed)
+	 */
+	uint64_t files_removed, files_deleted;
+	struct ingest_names removed;
 };
+
+/* Names a result keeps of each list; the counts stay exact. */
+#define INGEST_NAMES_KEPT 1000
+
+/* The run is not complete with its source: a file was refused, or a
+ * changed source file was kept (not updated), or a file removed from the
+ * source was kept (not deleted). famfs-cli exits 3 then.
+ */
+bool ingest_result_source_changed(const struct ingest_result *r,
+				  const struct ingest_opts *o);
+
+/* Free what ingest_run() allocated in @r (the name lists). */
+void ingest_result_free(struct ingest_result *r);
 
 /*
  * ingest_plan() - walk @source without following symlinks (nothing

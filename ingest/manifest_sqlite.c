@@ -174,8 +174,54 @@ static const char *sm_error(void *m)
 	return ((struct sqlite_manifest *)m)->error;
 }
 
+/* One SELECT of the dataset's done files, rows still in memory first. */
+static int sm_each_done(void *m, void (*fn)(void *arg, const char *rel), void *arg)
+{
+	struct sqlite_manifest *s = m;
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (flush_rows(s) || sqlite3_prepare_v2(s->db, "SELECT rel FROM ingest_manifest "
+				"WHERE dataset = ? AND state = 1", -1, &st, NULL) != SQLITE_OK)
+		rc = -EIO;
+	if (!rc)
+		sqlite3_bind_text(st, 1, s->dataset, -1, SQLITE_STATIC);
+	while (!rc && sqlite3_step(st) == SQLITE_ROW)
+		fn(arg, (const char *)sqlite3_column_text(st, 0));
+	if (rc)
+		snprintf(s->error, sizeof(s->error), "%s", sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+static int sm_forget(void *m, const char *rel)
+{
+	struct sqlite_manifest *s = m;
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (flush_rows(s) || sqlite3_prepare_v2(s->db, "DELETE FROM ingest_manifest "
+				"WHERE dataset = ? AND rel = ?", -1, &st, NULL) != SQLITE_OK)
+		rc = -EIO;
+	if (!rc) {
+		sqlite3_bind_text(st, 1, s->dataset, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, rel, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = -EIO;
+	}
+	if (rc)
+		snprintf(s->error, sizeof(s->error), "%s", sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
 static const struct ingest_manifest_ops sqlite_ops = {
 	.get = sm_get, .put = sm_put, .error = sm_error,
+	.each_done = sm_each_done, .forget = sm_forget,
 };
 
 static int prepare(struct sqlite_manifest *s)

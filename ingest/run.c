@@ -26,45 +26,22 @@
 #include "hash.h"
 #include "ingest.h"
 #include "killpoint.h"
+#include "removed.h"
+#include "run_job.h"
+#include "source_change.h"
 #include "uring.h"
 
-enum action { ACT_NONE, ACT_COPY, ACT_SKIP };
+enum action { ACT_NONE, ACT_COPY, ACT_SKIP, ACT_UPDATE };
 
-struct job {
-	const struct ingest_opts *o;
-	const struct ingest_plan *p;
-	struct ingest_sink *sink;
-	struct ingest_manifest *man;
-	struct ingest_progress *prog;
-	struct ingest_result *res;
-	int srcfd;
-	uint64_t *order;        /* indexes of items to copy, copy_order() */
-	uint64_t norder;
-	atomic_uint_fast64_t next;
-	atomic_bool failed;
-	atomic_uint_fast64_t res_uring_files;
-	pthread_mutex_t lock;
-};
-
-__attribute__((format(printf, 3, 4)))
-static void fail(struct job *j, int err, const char *fmt, ...)
+void job_vfail(struct job *j, int err, const char *fmt, va_list ap)
 {
-	va_list ap;
-
 	pthread_mutex_lock(&j->lock);
 	if (!j->res->error) {
 		j->res->error = err;
-		va_start(ap, fmt);
 		vsnprintf(j->res->message, sizeof(j->res->message), fmt, ap);
-		va_end(ap);
 	}
 	pthread_mutex_unlock(&j->lock);
 	atomic_store(&j->failed, true);
-}
-
-static bool stopping(struct job *j)
-{
-	return atomic_load(&j->failed) || (j->o->cancel && atomic_load(j->o->cancel));
 }
 
 static char *dest_path(const struct ingest_opts *o, const char *rel)
@@ -96,21 +73,6 @@ static int open_beneath(int root, const char *rel, int flags)
 	return fd;
 }
 
-/*
- * A worker's open directory: a file is opened by its name in its
- * directory's fd, one path lookup instead of one per component (measured:
- * three quarters of the dentry lookups of a small-file ingest were the
- * components above the file). The directory itself is opened from the
- * root with the same RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, so a symlink
- * swapped in for it after the plan is refused as before. One per worker:
- * small files are copied directory by directory (see copy_order), and an
- * io_uring group holds files of one directory only (its dirfd).
- */
-struct src_dir {
-	uint64_t dir;           /* item index of the directory held, or UINT64_MAX */
-	int fd;
-};
-
 static void src_dir_release(struct job *j, struct src_dir *d)
 {
 	if (d->fd >= 0 && d->fd != j->srcfd)
@@ -136,7 +98,7 @@ static int src_dir_of(struct job *j, struct src_dir *d, const struct ingest_item
 	return d->fd;
 }
 
-static int open_source(struct job *j, struct src_dir *d, const struct ingest_item *it)
+int job_open_source(struct job *j, struct src_dir *d, const struct ingest_item *it)
 {
 	int dfd = src_dir_of(j, d, it);
 
@@ -172,25 +134,13 @@ static int hash_dest(struct job *j, const char *path, uint64_t size, uint64_t *h
 
 static int hash_source(struct job *j, const char *rel, uint64_t *h, uint64_t *size)
 {
-	int fd = open_beneath(j->srcfd, rel, 0);
-	size_t bs = 4 << 20;
-	uint8_t *buf;
-	XXH3_state_t st;
-	ssize_t n = -1;
+	int fd = open_beneath(j->srcfd, rel, 0), r;
 
 	if (fd < 0)
 		return -errno;
-	buf = malloc(bs);
-	XXH3_64bits_reset(&st);
-	*size = 0;
-	while (buf && (n = read(fd, buf, bs)) > 0) {
-		ingest_hash_update(&st, buf, (size_t)n);
-		*size += (uint64_t)n;
-	}
-	*h = XXH3_64bits_digest(&st);
-	free(buf);
+	r = job_hash_fd(fd, h, size);
 	close(fd);
-	return n < 0 ? -EIO : 0;
+	return r;
 }
 
 /* Decide what to do with one file, before anything is copied. */
@@ -214,10 +164,12 @@ static enum action decide(struct job *j, const struct ingest_item *it)
 		if (rec.size == it->size && rec.mtime_ns == it->mtime_ns) {
 			act = ACT_SKIP;
 		} else if (j->o->changed == INGEST_CHANGED_REPLACE) {
-			j->sink->ops->remove(j->sink->s, dst);
+			/* copied beside the old copy, renamed over it */
+			act = ACT_UPDATE;
 			atomic_fetch_add(&j->prog->files_changed, 1);
 		} else {
 			atomic_fetch_add(&j->prog->files_changed, 1);
+			ingest_names_add(&j->res->changed, "%s", it->rel);
 			if (j->o->changed == INGEST_CHANGED_FAIL)
 				fail(j, -ESTALE, "%s changed since it was ingested "
 				     "(size %llu -> %llu); famfs files are immutable",
@@ -282,112 +234,12 @@ static int make_dirs(struct job *j)
 	return j->res->error;
 }
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
-/* Map the target's pages in one call instead of one fault per 4 KiB page
- * inside pread (measured: the faults, not the copy, cap a fresh mapping).
- */
-static void populate(struct ingest_target *t)
+static void done_copy_free(struct done_copy *c)
 {
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-
-	for (unsigned i = 0; i < t->map->nitems; i++) {
-		uintptr_t a = (uintptr_t)(t->dev_base[t->map->items[i].dev_index] +
-					  t->map->items[i].offset);
-		uintptr_t e = a + t->map->items[i].length;
-
-		a &= ~(page - 1);
-		madvise((void *)a, e - a, MADV_POPULATE_WRITE);
-	}
+	free(c->t.map);
+	free(c->dst);
+	free(c->final);
 }
-
-/*
- * The piece one pread copies and the hash then reads: small enough to be
- * still in L2 (1 MiB here) when XXH3 reads it, so the bytes cross memory
- * once; large enough that the syscall costs nothing (measured: 1 MiB
- * pieces hash from memory, 256 KiB ones from cache).
- */
-#define COPY_PIECE (256u << 10)
-
-/* What a cold piece reads ahead in one request: the device's own window
- * (read_ahead_kb, 128 KiB on most) is far smaller than a large file wants.
- */
-#define COLD_READAHEAD (4u << 20)
-
-/*
- * One piece of the source. A warm piece comes straight from the page
- * cache; one that is not there (RWF_NOWAIT says so without waiting) gets
- * COLD_READAHEAD bytes read ahead first (measured: 256 KiB reads alone
- * ran cold at half the speed of 1 MiB ones). Returns what pread returns.
- */
-static ssize_t read_piece(int fd, void *dst, size_t n, uint64_t off, uint64_t size)
-{
-	struct iovec v = { .iov_base = dst, .iov_len = n };
-	ssize_t got = preadv2(fd, &v, 1, (off_t)off, RWF_NOWAIT);
-
-	if (got >= 0 || (errno != EAGAIN && errno != EOPNOTSUPP))
-		return got;
-	if (errno == EAGAIN)
-		readahead(fd, (off_t)off, size - off < COLD_READAHEAD ?
-			  (size_t)(size - off) : COLD_READAHEAD);
-	return pread(fd, dst, n, (off_t)off);
-}
-
-/*
- * Copy one file into its reserved map in one pass: each piece is read
- * from the source straight into the device memory the map points at,
- * then hashed there while it is in cache. Returns 0 or -errno; a short
- * read (the source shrank) or a read error fails the file, which is then
- * never committed.
- */
-static int copy_into(struct job *j, int fd, struct ingest_target *t, uint64_t size,
-		     uint64_t *hash, const char *rel)
-{
-	XXH3_state_t st;
-	uint64_t off = 0;
-
-	XXH3_64bits_reset(&st);
-	if (size >= FAMFS_UNIT_SIZE)
-		populate(t);
-	while (off < size) {
-		struct famfs_loc loc;
-		uint64_t n;
-		ssize_t got;
-
-		if (stopping(j))
-			return -ECANCELED;
-		if (famfs_fmap_resolve(t->map, off, &loc))
-			return -EFBIG;
-		n = size - off < loc.length ? size - off : loc.length;
-		if (n > COPY_PIECE)
-			n = COPY_PIECE;
-		uint8_t *dst = t->dev_base[loc.dev_index] + loc.dev_offset;
-
-		got = read_piece(fd, dst, n, off, size);
-		if (got <= 0) {
-			fail(j, got < 0 ? -errno : -EIO, "%s: read failed at %llu: %s",
-			     rel, (unsigned long long)off,
-			     got < 0 ? strerror(errno) : "file shrank while copying");
-			return -EIO;
-		}
-		ingest_hash_update(&st, dst, (size_t)got);
-		off += (uint64_t)got;
-		atomic_fetch_add_explicit(&j->prog->bytes_done, (uint64_t)got,
-					  memory_order_relaxed);
-	}
-	*hash = XXH3_64bits_digest(&st);
-	return 0;
-}
-
-/* Copied and flushed, waiting for the worker's group commit. */
-struct done_copy {
-	const struct ingest_item *it;
-	struct ingest_target t;
-	char *dst;
-	uint64_t hash;
-};
 
 struct wbatch {
 	struct done_copy c[INGEST_BATCH_FILES];
@@ -405,7 +257,7 @@ static void finish_one(struct job *j, struct done_copy *c)
 	if (j->o->verify) {
 		uint64_t back;
 
-		if (hash_dest(j, c->dst, it->size, &back) || back != c->hash) {
+		if (hash_dest(j, c->dst, c->size, &back) || back != c->hash) {
 			fail(j, -EIO, "%s: verify failed: famfs copy differs from the source",
 			     c->dst);
 			return;
@@ -414,21 +266,27 @@ static void finish_one(struct job *j, struct done_copy *c)
 		j->res->files_verified++;
 		pthread_mutex_unlock(&j->lock);
 	}
-	struct ingest_record rec = { it->size, it->mtime_ns, c->hash, INGEST_DONE };
+	if (c->final && (r = j->sink->ops->rename(j->sink->s, c->dst, c->final))) {
+		fail(j, r, "%s: cannot rename the updated copy over it: %s", c->final,
+		     strerror(-r));
+		return;
+	}
+	struct ingest_record rec = { c->size, c->mtime_ns, c->hash, INGEST_DONE };
 
 	if (j->man && (r = j->man->ops->put(j->man->m, it->rel, &rec)))
 		fail(j, r, "manifest: cannot record %s: %s", it->rel,
 		     j->man->ops->error ? j->man->ops->error(j->man->m) : strerror(-r));
 	FAMFS_KILL_POINT("ingest.manifest_put");
 	atomic_fetch_add(&j->prog->files_copied, 1);
-	atomic_fetch_add(&j->prog->bytes_copied, it->size);
+	atomic_fetch_add(&j->prog->bytes_copied, c->size);
 	atomic_fetch_add(&j->prog->files_done, 1);
 }
 
-static struct famfs_file_attr item_attr(const struct ingest_item *it)
+static struct famfs_file_attr copy_attr(const struct done_copy *c)
 {
-	struct famfs_file_attr a = { .size = it->size, .mode = it->mode, .uid = it->uid,
-				     .gid = it->gid, .mtime_ns = it->mtime_ns };
+	struct famfs_file_attr a = { .size = c->size, .mode = c->it->mode,
+				     .uid = c->it->uid, .gid = c->it->gid,
+				     .mtime_ns = c->mtime_ns };
 	return a;
 }
 
@@ -445,7 +303,7 @@ static void flush_batch(struct job *j, struct wbatch *wb)
 	memset(reqs, 0, wb->n * sizeof(reqs[0]));
 	for (unsigned i = 0; i < wb->n; i++) {
 		reqs[i].path = wb->c[i].dst;
-		reqs[i].attr = item_attr(wb->c[i].it);
+		reqs[i].attr = copy_attr(&wb->c[i]);
 		ts[i] = &wb->c[i].t;
 	}
 	r = j->sink->ops->commit_batch(j->sink->s, ts, reqs, wb->n, why, sizeof(why));
@@ -458,10 +316,32 @@ static void flush_batch(struct job *j, struct wbatch *wb)
 			fail(j, reqs[i].result, "%s: %s", c->dst, reqs[i].why);
 		else if (r >= 0)
 			finish_one(j, c);
-		free(c->t.map);
-		free(c->dst);
+		done_copy_free(c);
 	}
 	wb->n = 0;
+}
+
+/*
+ * An update copies beside the old copy, under a name no source file has
+ * (a dot name with the item's index), and renames it over the old one
+ * once committed: a reader sees the old bytes or the new, never a mix.
+ * A leftover of an interrupted update is removed first.
+ */
+static int update_path(struct job *j, struct done_copy *c, uint64_t idx)
+{
+	const char *slash = strrchr(c->dst, '/');
+	int dirlen = slash ? (int)(slash - c->dst) : 0;
+	struct famfs_attr a;
+
+	c->final = c->dst;
+	if (asprintf(&c->dst, "%.*s/.famfs-update.%llu", dirlen, c->final,
+		     (unsigned long long)idx) < 0) {
+		c->dst = NULL;
+		return -ENOMEM;
+	}
+	if (j->sink->ops->stat(j->sink->s, c->dst, &a) == 0)
+		j->sink->ops->remove(j->sink->s, c->dst);
+	return 0;
 }
 
 /* Reserve the file's space: nothing is visible yet. */
@@ -472,15 +352,22 @@ static int stage(struct job *j, const struct ingest_item *it, struct done_copy *
 
 	memset(c, 0, sizeof(*c));
 	c->it = it;
+	c->size = it->size;
+	c->mtime_ns = it->mtime_ns;
 	c->dst = dest_path(j->o, it->rel);
-	if (!c->dst) {
-		fail(j, -ENOMEM, "out of memory");
-		return -ENOMEM;
+	if (c->dst && j->update[it - j->p->items])
+		r = update_path(j, c, (uint64_t)(it - j->p->items));
+	else
+		r = c->dst ? 0 : -ENOMEM;
+	if (r) {
+		fail(j, r, "%s: out of memory", it->rel);
+		done_copy_free(c);
+		return r;
 	}
 	r = j->sink->ops->begin(j->sink->s, c->dst, it->size, &c->t, why, sizeof(why));
 	if (r) {
 		fail(j, r, "%s: %s", c->dst, why);
-		free(c->dst);
+		done_copy_free(c);
 	}
 	return r;
 }
@@ -488,30 +375,15 @@ static int stage(struct job *j, const struct ingest_item *it, struct done_copy *
 /* Give the reservation back: the file is never committed. */
 static void drop(struct job *j, struct done_copy *c)
 {
-	j->sink->ops->abort(j->sink->s, &c->t, c->dst);
-	free(c->t.map);
-	free(c->dst);
-}
-
-/* The copy with plain system calls: open, pread piece by piece, close. */
-static int copy_plain(struct job *j, struct done_copy *c, struct src_dir *sd)
-{
-	int fd = open_source(j, sd, c->it), err = errno, r;
-
-	if (fd < 0) {
-		/* errno read once, at the open: the rest may change it */
-		fail(j, -err, "source %s: %s", c->it->rel, strerror(err));
-		return -err;
-	}
-	r = copy_into(j, fd, &c->t, c->it->size, &c->hash, c->it->rel);
-	close(fd);
-	return r;
+	if (c->t.map)
+		j->sink->ops->abort(j->sink->s, &c->t, c->dst);
+	done_copy_free(c);
 }
 
 /* Copied: commit with the worker's batch, or by itself. */
 static void copied(struct job *j, struct done_copy *c, struct wbatch *wb)
 {
-	struct famfs_file_attr a = item_attr(c->it);
+	struct famfs_file_attr a = copy_attr(c);
 	char why[512] = "";
 	int r;
 
@@ -527,8 +399,7 @@ static void copied(struct job *j, struct done_copy *c, struct wbatch *wb)
 		fail(j, r, "%s: %s", c->dst, why);
 	else
 		finish_one(j, c);
-	free(c->t.map);
-	free(c->dst);
+	done_copy_free(c);
 }
 
 static void copy_one(struct job *j, const struct ingest_item *it, struct wbatch *wb,
@@ -538,7 +409,7 @@ static void copy_one(struct job *j, const struct ingest_item *it, struct wbatch 
 
 	if (stage(j, it, &c))
 		return;
-	if (copy_plain(j, &c, sd))
+	if (job_copy_plain(j, &c, sd))
 		drop(j, &c);
 	else
 		copied(j, &c, wb);
@@ -579,6 +450,24 @@ static void *whole_file_dst(const struct done_copy *c)
 }
 
 /*
+ * The source still is as planned after io_uring read it (the plan's
+ * stat is the "before"), and with --verify hashes as the copy: else the
+ * file is copied again with plain system calls, which check each copy.
+ */
+static bool uring_copy_held(struct job *j, struct ugroup *g, struct done_copy *c)
+{
+	struct src_state after;
+	uint64_t h, n;
+
+	if (src_state_at(g->sd.fd, c->it->rel + c->it->name_off, &after) ||
+	    !src_state_is_planned(&after, c->it))
+		return false;
+	c->hash = hash_landed(g->f[c - g->c].dst, c->size);
+	return !j->o->verify || (!hash_source(j, c->it->rel, &h, &n) &&
+				 h == c->hash && n == c->size);
+}
+
+/*
  * Read the staged group with one submit, hash each file where it landed
  * and hand it to the commit. A file io_uring could not read completely
  * (it failed to open, shrank, or the ring broke) is copied again with
@@ -597,13 +486,12 @@ static void read_group(struct job *j, struct ugroup *g, struct wbatch *wb)
 		uint64_t size = c->it->size;
 
 		if (!r && g->f[i].result >= 0 && (uint64_t)g->f[i].result == size &&
-		    !stopping(j)) {
-			c->hash = hash_landed(g->f[i].dst, size);
+		    !stopping(j) && uring_copy_held(j, g, c)) {
 			atomic_fetch_add_explicit(&j->prog->bytes_done, size,
 						  memory_order_relaxed);
 			atomic_fetch_add(&j->res_uring_files, 1);
 			copied(j, c, wb);
-		} else if (!stopping(j) && !copy_plain(j, c, &g->sd)) {
+		} else if (!stopping(j) && !job_copy_plain(j, c, &g->sd)) {
 			copied(j, c, wb);
 		} else {
 			drop(j, c);
@@ -632,7 +520,7 @@ static void copy_or_stage(struct job *j, const struct ingest_item *it,
 		return;
 	dst = whole_file_dst(c);
 	if (!dst) {
-		if (copy_plain(j, c, &g->sd))
+		if (job_copy_plain(j, c, &g->sd))
 			drop(j, c);
 		else
 			copied(j, c, wb);
@@ -708,6 +596,7 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 			 .res = res };
 	unsigned threads = o->threads ? o->threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t need = 0, free_b;
+	int r;
 	pthread_t tid[64];
 
 	memset(res, 0, sizeof(*res));
@@ -720,6 +609,16 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 		return res->error;
 	}
 	j.order = malloc((p->files + 1) * sizeof(*j.order));
+	j.update = calloc(p->nitems + 1, sizeof(*j.update));
+	j.tries = o->max_tries ? o->max_tries : INGEST_DEFAULT_TRIES;
+	if (!j.order || !j.update) {
+		free(j.order);
+		free(j.update);
+		close(j.srcfd);
+		res->error = -ENOMEM;
+		snprintf(res->message, sizeof(res->message), "out of memory");
+		return res->error;
+	}
 	atomic_store(&prog->files_total, p->files);
 	atomic_store(&prog->bytes_total, p->bytes);
 	for (uint64_t i = 0; i < p->nitems && !stopping(&j); i++) {
@@ -728,6 +627,9 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 		if (it->kind != INGEST_FILE)
 			continue;
 		switch (decide(&j, it)) {
+		case ACT_UPDATE:
+			j.update[i] = true;
+			/* fall through */
 		case ACT_COPY:
 			j.order[j.norder++] = i;
 			need += ingest_estimate_alloc(it->size, sink->ndev);
@@ -740,6 +642,13 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 		case ACT_NONE:
 			break;
 		}
+	}
+	/* before the space check: what --delete removes is free again */
+	if (!res->error && (r = ingest_removed(o, p, sink, man, res))) {
+		char why[sizeof(res->message)];
+
+		snprintf(why, sizeof(why), "%s", res->message);
+		fail(&j, r, "%s", why);
 	}
 	free_b = sink->ops->free_bytes(sink->s);
 	if (!res->error && need > free_b)
@@ -772,10 +681,16 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 	res->files_skipped = atomic_load(&prog->files_skipped);
 	res->files_changed = atomic_load(&prog->files_changed);
 	res->files_uring = atomic_load(&j.res_uring_files);
+	res->files_rewritten = atomic_load(&prog->files_rewritten);
+	res->copies_retried = atomic_load(&prog->copies_retried);
+	res->files_refused = atomic_load(&prog->files_refused);
+	ingest_names_sort(&res->refused);
+	ingest_names_sort(&res->changed);
 	res->skipped_special = p->skipped;
 	res->hardlinks = p->hardlinks;
 	res->sparse = p->sparse;
 	free(j.order);
+	free(j.update);
 	close(j.srcfd);
 	pthread_mutex_destroy(&j.lock);
 	return res->error;

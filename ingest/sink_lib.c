@@ -147,10 +147,18 @@ static int lib_remove(void *s, const char *path)
 	return famfs_unlink(s, path, &e);
 }
 
+static int lib_rename(void *s, const char *from, const char *to)
+{
+	struct famfs_err e;
+
+	return famfs_rename(s, from, to, 0, &e);
+}
+
 static const struct ingest_sink_ops lib_ops = {
 	.stat = lib_stat, .mkdir = lib_mkdir, .begin = lib_begin,
 	.commit = lib_commit, .abort = lib_abort, .free_bytes = lib_free_bytes,
 	.read = lib_read, .remove = lib_remove, .commit_batch = lib_commit_batch,
+	.rename = lib_rename,
 };
 
 void ingest_sink_lib(struct ingest_sink *k, struct famfs_fs *fs)

@@ -341,10 +341,20 @@ static int ms_remove(void *s, const char *path)
 	return r;
 }
 
+static int ms_rename(void *s, const char *from, const char *to)
+{
+	char *f = full(s, from), *t = full(s, to);
+	int r = f && t && rename(f, t) == 0 ? 0 : -errno;
+
+	free(f);
+	free(t);
+	return r;
+}
+
 static const struct ingest_sink_ops mount_ops = {
 	.stat = ms_stat, .mkdir = ms_mkdir, .begin = ms_begin, .commit = ms_commit,
 	.abort = ms_abort, .free_bytes = ms_free_bytes, .read = ms_read,
-	.remove = ms_remove,
+	.remove = ms_remove, .rename = ms_rename,
 };
 
 int ingest_sink_mount_open(struct ingest_sink *k, const char *mountpoint,

@@ -26,7 +26,8 @@
 #include "ticker.h"
 
 static const char *const ingest_fields[] = {
-	"filesystem", "source", "dest", "threads", "verify", "on_change", NULL,
+	"filesystem", "source", "dest", "threads", "verify", "on_change", "retries",
+	"delete", NULL,
 };
 
 static int ingest_validate(json_object *params, char *why, size_t whylen)
@@ -65,9 +66,20 @@ static int ingest_validate(json_object *params, char *why, size_t whylen)
 		snprintf(why, whylen, "params.threads: an integer from 1 to 64");
 		return -EINVAL;
 	}
+	if (json_object_object_get_ex(params, "retries", &v) &&
+	    (!json_object_is_type(v, json_type_int) || json_object_get_int(v) < 0 ||
+	     json_object_get_int(v) > 100)) {
+		snprintf(why, whylen, "params.retries: an integer from 0 to 100");
+		return -EINVAL;
+	}
 	if (json_object_object_get_ex(params, "verify", &v) &&
 	    !json_object_is_type(v, json_type_boolean)) {
 		snprintf(why, whylen, "params.verify: true or false");
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(params, "delete", &v) &&
+	    !json_object_is_type(v, json_type_boolean)) {
+		snprintf(why, whylen, "params.delete: true or false");
 		return -EINVAL;
 	}
 	if (json_object_object_get_ex(params, "on_change", &v) &&
@@ -153,6 +165,57 @@ static void *watch(void *arg)
 	return NULL;
 }
 
+/* Append "a, b, ... and N more" of @l (@count names) to @buf. */
+static void add_names(char *buf, size_t len, const struct ingest_names *l,
+		      uint64_t count)
+{
+	size_t used = strlen(buf);
+	uint64_t i;
+
+	for (i = 0; i < l->n && used + strlen(l->v[i]) + 40 < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+					 l->v[i]);
+	if (i < count)
+		snprintf(buf + used, len - used, "%s%llu more", i ? " and " : "",
+			 (unsigned long long)(count - i));
+}
+
+/*
+ * The job fails when its source changed (docs/ingest.md): the error
+ * starts "source changed:" (famfs-cli exits 3 on it) and names the files
+ * not committed, then those kept though changed since they were ingested.
+ */
+static int source_changed_error(struct job *j, const struct ingest_result *res,
+				const struct ingest_opts *o)
+{
+	char msg[480] = "source changed: ";
+
+	if (!ingest_result_source_changed(res, o))
+		return 0;
+	if (res->files_refused) {
+		snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
+			 "%llu changed while copying, not committed: ",
+			 (unsigned long long)res->files_refused);
+		add_names(msg, sizeof(msg) / 2, &res->refused, res->files_refused);
+	}
+	if (res->files_changed && o->changed != INGEST_CHANGED_REPLACE) {
+		snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
+			 "%s%llu changed since ingested, kept (on_change replace "
+			 "updates them): ", res->files_refused ? "; " : "",
+			 (unsigned long long)res->files_changed);
+		add_names(msg, sizeof(msg) * 3 / 4, &res->changed, res->files_changed);
+	}
+	if (res->files_removed > res->files_deleted) {
+		snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
+			 "%s%llu removed from the source, kept (delete removes "
+			 "them): ", strlen(msg) > 16 ? "; " : "",
+			 (unsigned long long)res->files_removed);
+		add_names(msg, sizeof(msg), &res->removed, res->files_removed);
+	}
+	job_set_error(j, "%s", msg);
+	return -ESTALE;
+}
+
 static int ingest_run_job(struct job *j)
 {
 	json_object *p = job_params(j), *v;
@@ -177,6 +240,10 @@ static int ingest_run_job(struct job *j)
 	o.dest = str_param(p, "dest", NULL);
 	o.threads = json_object_object_get_ex(p, "threads", &v) ? (unsigned)json_object_get_int(v) : 0;
 	o.verify = json_object_object_get_ex(p, "verify", &v) && json_object_get_boolean(v);
+	o.delete_removed = json_object_object_get_ex(p, "delete", &v) &&
+			   json_object_get_boolean(v);
+	o.max_tries = json_object_object_get_ex(p, "retries", &v) ?
+		      (unsigned)json_object_get_int(v) + 1 : 0;
 	const char *oc = str_param(p, "on_change", "keep");
 
 	o.changed = !strcmp(oc, "replace") ? INGEST_CHANGED_REPLACE :
@@ -231,6 +298,15 @@ static int ingest_run_job(struct job *j)
 		      atomic_load(&prog.files_done), atomic_load(&prog.files_total));
 	if (r)
 		job_set_error(j, "%s", res.message);
+	else
+		r = source_changed_error(j, &res, &o);
+	if (res.files_rewritten)
+		log_info("ingest into %s: %llu files changed while copying: %llu "
+			 "copies made again, %llu not committed", fsname,
+			 (unsigned long long)res.files_rewritten,
+			 (unsigned long long)res.copies_retried,
+			 (unsigned long long)res.files_refused);
+	ingest_result_free(&res);
 	ingest_plan_free(&plan);
 out:
 	if (man.m)

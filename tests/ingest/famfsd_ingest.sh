@@ -77,4 +77,17 @@ before=$(entries)
 FAMFS_HOST=$SOCK $CLI ingest --wait "$SRC" /data > "$T/again.out" 2>&1 || fail "second ingest: $(cat $T/again.out)"
 [ "$(entries)" = "$before" ] || fail "a second ingest of an unchanged tree wrote entries"
 pass "second ingest of an unchanged tree copies nothing ($before log entries)"
+
+# a source file changes after the ingest: the re-run's job fails "source
+# changed:" naming it and famfs-cli exits 3; --update replaces it, exit 0
+f=$(cd "$SRC" && find . -type f -size -64k | grep -m1 '^\./[a-z0-9/._-]*$'); f=${f#./}
+[ -n "$f" ] || fail "no small file with a plain name in the source"
+echo "changed after the ingest" >> "$SRC/$f"
+FAMFS_HOST=$SOCK $CLI ingest --wait "$SRC" /data > "$T/changed.out" 2>&1; rc=$?
+[ "$rc" = 3 ] || fail "re-run over a changed file: exit $rc, not 3: $(cat "$T/changed.out")"
+grep -q "source changed: .*$f" "$T/changed.out" || fail "the job does not name $f: $(cat "$T/changed.out")"
+FAMFS_HOST=$SOCK $CLI ingest --update --wait "$SRC" /data > "$T/update.out" 2>&1 ||
+	fail "--update: $(cat "$T/update.out")"
+$CLI cat $DEVS "/data/$f" | cmp -s - "$SRC/$f" || fail "--update did not replace $f"
+pass "a changed source file: the job fails naming it (exit 3); --update replaces it"
 exit 0
