@@ -67,6 +67,12 @@ struct ingest_sink_ops {
 	void (*abort)(void *s, struct ingest_target *t, const char *path);
 	/* Bytes free for new files. */
 	uint64_t (*free_bytes)(void *s);
+	/* Optional: place files of @sizes on paper with the allocator's
+	 * rule, changing nothing. 0, or -ENOSPC with the index of the first
+	 * file that does not fit in *failed and the room in @why.
+	 */
+	int (*place_plan)(void *s, const uint64_t *sizes, uint64_t n,
+			  uint64_t *failed, char *why, size_t whylen);
 	/* Read @len bytes of a committed file at @off (for verify). */
 	int64_t (*read)(void *s, const char *path, uint64_t off, void *buf,
 			uint64_t len);
@@ -177,6 +183,27 @@ void ingest_plan_free(struct ingest_plan *p);
 int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 	       struct ingest_sink *sink, struct ingest_manifest *man,
 	       struct ingest_progress *prog, struct ingest_result *res);
+
+/* ---- the up-front space check (plan_space.c) ---------------------------- */
+
+/*
+ * ingest_check_space() - place the files p->items[order[i]] on paper in
+ * that order through the sink's place_plan. 0 when all fit (or the sink
+ * cannot tell); -ENOSPC with @why naming the first file that does not
+ * fit and the room on each device.
+ */
+int ingest_check_space(struct ingest_sink *sink, const struct ingest_plan *p,
+		       const uint64_t *order, uint64_t norder, char *why,
+		       size_t whylen);
+/* The plan over an open filesystem (the lib sink). */
+int ingest_place_plan_fs(struct famfs_fs *fs, const uint64_t *sizes,
+			 uint64_t n, uint64_t *failed, char *why, size_t whylen);
+/* The plan for a master mount: its devices (user.famfs.devices) opened
+ * read-only, the log replayed.
+ */
+int ingest_place_plan_mount(const char *mnt, const uint64_t *sizes,
+			    uint64_t n, uint64_t *failed, char *why,
+			    size_t whylen);
 
 /* Bytes a file of @size will take (4 KiB packing, 2 MiB units). */
 uint64_t ingest_estimate_alloc(uint64_t size, unsigned ndev);

@@ -700,6 +700,17 @@ static int copy_order(const void *a, const void *b, void *plan)
 	return ia < ib ? -1 : ia > ib;
 }
 
+/* Place every file to copy on paper, in copy order (plan_space.c). */
+static void check_space(struct job *j)
+{
+	char why[sizeof(j->res->message)];
+	int r = ingest_check_space(j->sink, j->p, j->order, j->norder, why,
+				   sizeof(why));
+
+	if (r)
+		fail(j, r, "%s", why);
+}
+
 int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 	       struct ingest_sink *sink, struct ingest_manifest *man,
 	       struct ingest_progress *prog, struct ingest_result *res)
@@ -741,15 +752,18 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 			break;
 		}
 	}
+	qsort_r(j.order, j.norder, sizeof(*j.order), copy_order, (void *)p);
 	free_b = sink->ops->free_bytes(sink->s);
-	if (!res->error && need > free_b)
+	/* a sink that cannot plan: the total against the free bytes */
+	if (!res->error && !sink->ops->place_plan && need > free_b)
 		fail(&j, -ENOSPC, "the destination lacks space: %llu files need about "
 		     "%llu bytes, %llu are free; nothing was copied",
 		     (unsigned long long)j.norder, (unsigned long long)need,
 		     (unsigned long long)free_b);
 	if (!res->error)
+		check_space(&j);
+	if (!res->error)
 		make_dirs(&j);
-	qsort_r(j.order, j.norder, sizeof(*j.order), copy_order, (void *)p);
 	if (threads > 64)
 		threads = 64;
 	if (threads > j.norder)

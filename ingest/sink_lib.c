@@ -113,6 +113,12 @@ static void lib_abort(void *s, struct ingest_target *t, const char *path)
 	t->map = NULL;
 }
 
+static int lib_place_plan(void *s, const uint64_t *sizes, uint64_t n,
+			  uint64_t *failed, char *why, size_t whylen)
+{
+	return ingest_place_plan_fs(s, sizes, n, failed, why, whylen);
+}
+
 static uint64_t lib_free_bytes(void *s)
 {
 	struct famfs_space sp;
@@ -150,6 +156,7 @@ static int lib_remove(void *s, const char *path)
 static const struct ingest_sink_ops lib_ops = {
 	.stat = lib_stat, .mkdir = lib_mkdir, .begin = lib_begin,
 	.commit = lib_commit, .abort = lib_abort, .free_bytes = lib_free_bytes,
+	.place_plan = lib_place_plan,
 	.read = lib_read, .remove = lib_remove, .commit_batch = lib_commit_batch,
 };
 

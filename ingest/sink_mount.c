@@ -315,7 +315,15 @@ static uint64_t ms_free_bytes(void *s)
 	struct mount_sink *m = s;
 	struct statvfs v;
 
-	return statvfs(m->mnt, &v) == 0 ? (uint64_t)v.f_bavail * v.f_frsize : 0;
+	return statvfs(m->mnt, &v) == 0 ? (uint64_t)v.f_bfree * v.f_frsize : 0;
+}
+
+static int ms_place_plan(void *s, const uint64_t *sizes, uint64_t n,
+			 uint64_t *failed, char *why, size_t whylen)
+{
+	struct mount_sink *m = s;
+
+	return ingest_place_plan_mount(m->mnt, sizes, n, failed, why, whylen);
 }
 
 static int64_t ms_read(void *s, const char *path, uint64_t off, void *buf, uint64_t len)
@@ -344,7 +352,7 @@ static int ms_remove(void *s, const char *path)
 static const struct ingest_sink_ops mount_ops = {
 	.stat = ms_stat, .mkdir = ms_mkdir, .begin = ms_begin, .commit = ms_commit,
 	.abort = ms_abort, .free_bytes = ms_free_bytes, .read = ms_read,
-	.remove = ms_remove,
+	.remove = ms_remove, .place_plan = ms_place_plan,
 };
 
 int ingest_sink_mount_open(struct ingest_sink *k, const char *mountpoint,
