@@ -37,7 +37,9 @@ static void ingest_usage(FILE *f)
 		"                         never io_uring (used where the kernel allows)\n"
 		"both:\n"
 		"  -t, --threads N        parallel copies (default: number of CPUs)\n"
-		"  -v, --verify           re-read every file from famfs and compare\n"
+		"  -v, --verify[=all]     read back each file this run copies and\n"
+		"                         compare; =all: every file of the tree,\n"
+		"                         also those already there (reads both)\n"
 		"  -c, --on-change P      source file changed since ingested: keep\n"
 		"                         (report, default), replace, or fail\n\n"
 		"Progress goes to stderr: a bar on a terminal, a line every 10 s\n"
@@ -51,7 +53,7 @@ struct ingest_cmd {
 	struct cli_devices devs;
 	const char *host, *filesystem, *manifest, *src, *dst;
 	unsigned threads;
-	bool verify, wait, plain_io;
+	bool verify, verify_all, wait, plain_io;
 	enum ingest_changed_policy changed;
 };
 
@@ -98,7 +100,7 @@ static int ingest_offline(struct ingest_cmd *c)
 {
 	struct famfs_fs *fs = cli_open_fs("ingest", &c->devs, FAMFS_OPEN_MASTER, NULL);
 	struct ingest_opts o = { .source = c->src, .dest = c->dst, .threads = c->threads,
-				 .verify = c->verify, .changed = c->changed,
+				 .verify = c->verify, .verify_all = c->verify_all, .changed = c->changed,
 				 .plain_io = c->plain_io, .cancel = &interrupted };
 	struct ingest_sink sink;
 	struct ingest_manifest man = { 0 };
@@ -181,7 +183,10 @@ static int ingest_daemon(struct ingest_cmd *c)
 	json_object_object_add(params, "dest", json_object_new_string(c->dst));
 	if (c->threads)
 		json_object_object_add(params, "threads", json_object_new_int((int)c->threads));
-	json_object_object_add(params, "verify", json_object_new_boolean(c->verify));
+	if (c->verify_all)
+		json_object_object_add(params, "verify", json_object_new_string("all"));
+	else
+		json_object_object_add(params, "verify", json_object_new_boolean(c->verify));
 	json_object_object_add(body, "params", params);
 	r = famfs_client_request(cl, "POST", "/v1/jobs", body, &status, &out, &err);
 	json_object_put(body);
@@ -210,7 +215,7 @@ int cmd_ingest(int argc, char **argv)
 		{ "device", required_argument, NULL, 'd' },
 		{ "manifest", required_argument, NULL, 'm' },
 		{ "threads", required_argument, NULL, 't' },
-		{ "verify", no_argument, NULL, 'v' },
+		{ "verify", optional_argument, NULL, 'v' },
 		{ "on-change", required_argument, NULL, 'c' },
 		{ "plain-io", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -231,7 +236,16 @@ int cmd_ingest(int argc, char **argv)
 					  &c.threads))
 				return CLI_EXIT_USAGE;
 			break;
-		case 'v': c.verify = true; break;
+		case 'v':
+			c.verify = true;
+			if (optarg && !strcmp(optarg, "all")) {
+				c.verify_all = true;
+			} else if (optarg && strcmp(optarg, "copied")) {
+				cli_error("ingest", "--verify: copied (the default) or all, "
+					  "not '%s'", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
 		case 'P': c.plain_io = true; break;
 		case 'c':
 			if (!strcmp(optarg, "keep"))

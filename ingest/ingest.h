@@ -146,7 +146,10 @@ struct ingest_opts {
 	const char *source;         /* absolute source directory */
 	const char *dest;           /* destination directory in famfs ("/x") */
 	unsigned threads;           /* 0: number of CPUs */
-	bool verify;                /* re-read from famfs and compare */
+	bool verify;                /* re-read what this run copies */
+	bool verify_all;            /* also the files already there: read
+				     * the source and the famfs copy and
+				     * compare (implies verify) */
 	enum ingest_changed_policy changed;
 	/* read sources with plain system calls, never io_uring (which is
 	 * used for small files where the kernel allows it)

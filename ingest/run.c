@@ -193,6 +193,25 @@ static int hash_source(struct job *j, const char *rel, uint64_t *h, uint64_t *si
 	return n < 0 ? -EIO : 0;
 }
 
+/* --verify=all: a file already there and unchanged at the source is
+ * read on both sides and compared like one just copied.
+ */
+static void verify_existing(struct job *j, const struct ingest_item *it,
+			    const char *dst)
+{
+	uint64_t hs = 0, hd = 1, ss;
+
+	if (hash_source(j, it->rel, &hs, &ss) || hash_dest(j, dst, it->size, &hd) ||
+	    hs != hd) {
+		fail(j, -EIO, "%s: verify failed: famfs copy differs from the source",
+		     dst);
+		return;
+	}
+	pthread_mutex_lock(&j->lock);
+	j->res->files_verified++;
+	pthread_mutex_unlock(&j->lock);
+}
+
 /* Decide what to do with one file, before anything is copied. */
 static enum action decide(struct job *j, const struct ingest_item *it)
 {
@@ -213,6 +232,8 @@ static enum action decide(struct job *j, const struct ingest_item *it)
 	if (known && exists) {
 		if (rec.size == it->size && rec.mtime_ns == it->mtime_ns) {
 			act = ACT_SKIP;
+			if (j->o->verify_all)
+				verify_existing(j, it, dst);
 		} else if (j->o->changed == INGEST_CHANGED_REPLACE) {
 			j->sink->ops->remove(j->sink->s, dst);
 			atomic_fetch_add(&j->prog->files_changed, 1);
@@ -402,7 +423,7 @@ static void finish_one(struct job *j, struct done_copy *c)
 
 	FAMFS_KILL_POINT("ingest.committed");
 	atomic_fetch_add(&j->prog->alloc_bytes, famfs_fmap_bytes(c->t.map));
-	if (j->o->verify) {
+	if (j->o->verify || j->o->verify_all) {
 		uint64_t back;
 
 		if (hash_dest(j, c->dst, it->size, &back) || back != c->hash) {

@@ -66,8 +66,10 @@ static int ingest_validate(json_object *params, char *why, size_t whylen)
 		return -EINVAL;
 	}
 	if (json_object_object_get_ex(params, "verify", &v) &&
-	    !json_object_is_type(v, json_type_boolean)) {
-		snprintf(why, whylen, "params.verify: true or false");
+	    !json_object_is_type(v, json_type_boolean) &&
+	    !(json_object_is_type(v, json_type_string) &&
+	      !strcmp(json_object_get_string(v), "all"))) {
+		snprintf(why, whylen, "params.verify: true, false or \"all\"");
 		return -EINVAL;
 	}
 	if (json_object_object_get_ex(params, "on_change", &v) &&
@@ -177,6 +179,7 @@ static int ingest_run_job(struct job *j)
 	o.dest = str_param(p, "dest", NULL);
 	o.threads = json_object_object_get_ex(p, "threads", &v) ? (unsigned)json_object_get_int(v) : 0;
 	o.verify = json_object_object_get_ex(p, "verify", &v) && json_object_get_boolean(v);
+	o.verify_all = o.verify && json_object_is_type(v, json_type_string);
 	const char *oc = str_param(p, "on_change", "keep");
 
 	o.changed = !strcmp(oc, "replace") ? INGEST_CHANGED_REPLACE :
