@@ -153,6 +153,9 @@ static int ingest_offline(struct ingest_cmd *c)
 		       (unsigned long long)atomic_load(&run.prog.alloc_bytes),
 		       (double)atomic_load(&run.prog.alloc_bytes) /
 		       (double)atomic_load(&run.prog.bytes_copied));
+	if (res.dirs_removed)
+		printf("%llu directories this run created and left empty were "
+		       "removed\n", (unsigned long long)res.dirs_removed);
 	if (r)
 		cli_error("ingest", "%s", res.message);
 	ingest_plan_free(&plan);

@@ -76,6 +76,8 @@ struct ingest_sink_ops {
 	/* Read @len bytes of a committed file at @off (for verify). */
 	int64_t (*read)(void *s, const char *path, uint64_t off, void *buf,
 			uint64_t len);
+	/* Optional: remove an empty directory (-ENOTEMPTY if it is not). */
+	int (*rmdir)(void *s, const char *path);
 	/* Remove a committed file (the "replace" policy). */
 	int (*remove)(void *s, const char *path);
 	/* Optional group commit: flush and commit @n files at once (one log
@@ -164,6 +166,7 @@ struct ingest_result {
 	uint64_t files_copied, files_skipped, files_changed, files_verified;
 	uint64_t skipped_special, hardlinks, sparse;
 	uint64_t files_uring;       /* files read through io_uring */
+	uint64_t dirs_removed;      /* made by a failed run, left empty */
 };
 
 /*
@@ -207,6 +210,18 @@ int ingest_place_plan_fs(struct famfs_fs *fs, const uint64_t *sizes,
 int ingest_place_plan_mount(const char *mnt, const uint64_t *sizes,
 			    uint64_t n, uint64_t *failed, char *why,
 			    size_t whylen);
+
+/* ---- directories a run made (made_dirs.c) ------------------------------ */
+
+struct ingest_made_dirs {
+	char **paths;           /* in the order they were made */
+	uint64_t n, cap;
+};
+int ingest_made_dirs_add(struct ingest_made_dirs *d, const char *path);
+/* Remove those that hold nothing, newest first; returns how many. */
+uint64_t ingest_made_dirs_remove_empty(struct ingest_sink *sink,
+				       struct ingest_made_dirs *d);
+void ingest_made_dirs_free(struct ingest_made_dirs *d);
 
 /* Bytes a file of @size will take (4 KiB packing, 2 MiB units). */
 uint64_t ingest_estimate_alloc(uint64_t size, unsigned ndev);

@@ -44,6 +44,7 @@ struct job {
 	atomic_bool failed;
 	atomic_uint_fast64_t res_uring_files;
 	pthread_mutex_t lock;
+	struct ingest_made_dirs made;   /* taken back if the run fails */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -278,8 +279,9 @@ static int make_dirs(struct job *j)
 		if (*s != '/')
 			continue;
 		*s = '\0';
-		if (j->sink->ops->stat(j->sink->s, p, &a) != 0)
-			j->sink->ops->mkdir(j->sink->s, p, 0755, 0, 0);
+		if (j->sink->ops->stat(j->sink->s, p, &a) != 0 &&
+		    j->sink->ops->mkdir(j->sink->s, p, 0755, 0, 0) == 0)
+			ingest_made_dirs_add(&j->made, p);
 		*s = '/';
 	}
 	free(p);
@@ -297,6 +299,8 @@ static int make_dirs(struct job *j)
 				fail(j, -ENOTDIR, "destination %s exists and is not a directory", dst);
 		} else if ((r = j->sink->ops->mkdir(j->sink->s, dst, it->mode, it->uid, it->gid))) {
 			fail(j, r, "cannot create directory %s: %s", dst, strerror(-r));
+		} else {
+			ingest_made_dirs_add(&j->made, dst);
 		}
 		free(dst);
 	}
@@ -803,6 +807,9 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 		res->error = -ECANCELED;
 		snprintf(res->message, sizeof(res->message), "cancelled");
 	}
+	if (res->error)
+		res->dirs_removed = ingest_made_dirs_remove_empty(sink, &j.made);
+	ingest_made_dirs_free(&j.made);
 	res->files_copied = atomic_load(&prog->files_copied);
 	res->files_skipped = atomic_load(&prog->files_skipped);
 	res->files_changed = atomic_load(&prog->files_changed);

@@ -153,11 +153,26 @@ static int lib_remove(void *s, const char *path)
 	return famfs_unlink(s, path, &e);
 }
 
+static int lib_rmdir(void *s, const char *path)
+{
+	struct famfs_attr a;
+	struct famfs_err e;
+	int r = lib_stat(s, path, &a);
+
+	if (r)
+		return r;
+	if ((a.mode & 0170000) != 0040000)
+		return -ENOTDIR;
+	/* famfs_unlink() refuses a directory that is not empty */
+	return famfs_unlink(s, path, &e);
+}
+
 static const struct ingest_sink_ops lib_ops = {
 	.stat = lib_stat, .mkdir = lib_mkdir, .begin = lib_begin,
 	.commit = lib_commit, .abort = lib_abort, .free_bytes = lib_free_bytes,
 	.place_plan = lib_place_plan,
-	.read = lib_read, .remove = lib_remove, .commit_batch = lib_commit_batch,
+	.read = lib_read, .remove = lib_remove, .rmdir = lib_rmdir,
+	.commit_batch = lib_commit_batch,
 };
 
 void ingest_sink_lib(struct ingest_sink *k, struct famfs_fs *fs)

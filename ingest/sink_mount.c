@@ -349,10 +349,19 @@ static int ms_remove(void *s, const char *path)
 	return r;
 }
 
+static int ms_rmdir(void *s, const char *path)
+{
+	char *p = full(s, path);
+	int r = p && rmdir(p) == 0 ? 0 : -errno;
+
+	free(p);
+	return r;
+}
+
 static const struct ingest_sink_ops mount_ops = {
 	.stat = ms_stat, .mkdir = ms_mkdir, .begin = ms_begin, .commit = ms_commit,
 	.abort = ms_abort, .free_bytes = ms_free_bytes, .read = ms_read,
-	.remove = ms_remove, .place_plan = ms_place_plan,
+	.remove = ms_remove, .rmdir = ms_rmdir, .place_plan = ms_place_plan,
 };
 
 int ingest_sink_mount_open(struct ingest_sink *k, const char *mountpoint,

@@ -465,7 +465,14 @@ static void ingest_source_short_read_commits_nothing_of_it(void **state)
 
 	(void)state;
 	sibling_dir(sdir, sizeof(sdir), "large-shrinking");
-	snprintf(file, sizeof(file), "%s/shrinks.bin", sdir);
+	/* two directories that hold only the file that fails: the failed
+	 * run takes back both (made_dirs.c)
+	 */
+	snprintf(file, sizeof(file), "%s/deep", sdir);
+	mkdir(file, 0755);
+	snprintf(file, sizeof(file), "%s/deep/er", sdir);
+	mkdir(file, 0755);
+	snprintf(file, sizeof(file), "%s/deep/er/shrinks.bin", sdir);
 	snprintf(other, sizeof(other), "%s/small.bin", sdir);
 	write_patterned(file, size);
 	write_patterned(other, 5000);
@@ -482,8 +489,10 @@ static void ingest_source_short_read_commits_nothing_of_it(void **state)
 	assert_non_null(strstr(r.message, "shrinks.bin: read failed at 20975617"));
 	assert_non_null(strstr(r.message, "file shrank while copying"));
 
+	assert_true(r.dirs_removed >= 2);
 	fs = env_open(&v, FAMFS_OPEN_CLIENT);
-	assert_null(famfs_lookup(fs, "/s/shrinks.bin"));
+	assert_null(famfs_lookup(fs, "/s/deep/er/shrinks.bin"));
+	assert_null(famfs_lookup(fs, "/s/deep"));
 	famfs_statfs(fs, &after);
 	famfs_close(fs);
 	/* nothing but the small file (if its worker got to it) holds space */
@@ -494,7 +503,7 @@ static void ingest_source_short_read_commits_nothing_of_it(void **state)
 	write_patterned(file, size);
 	assert_int_equal(do_ingest(&v, sdir, "/s", INGEST_CHANGED_KEEP, NULL, &r, &prog), 0);
 	fs = env_open(&v, FAMFS_OPEN_CLIENT);
-	assert_non_null(famfs_lookup(fs, "/s/shrinks.bin"));
+	assert_non_null(famfs_lookup(fs, "/s/deep/er/shrinks.bin"));
 	famfs_close(fs);
 	unlink(file);
 	unlink(other);
@@ -599,8 +608,10 @@ static void ingest_small_source_short_read_commits_nothing_of_it(void **state)
 	assert_non_null(strstr(r.message, "shrinks.bin: read failed at 30001"));
 	assert_non_null(strstr(r.message, "file shrank while copying"));
 	assert_int_equal(r.files_copied, 0);
+	/* the destination it made holds nothing: taken back */
+	assert_int_equal(r.dirs_removed, 1);
 	fs = env_open(&v, FAMFS_OPEN_CLIENT);
-	assert_null(famfs_lookup(fs, "/s/shrinks.bin"));
+	assert_null(famfs_lookup(fs, "/s"));
 	famfs_close(fs);
 	fsck_clean(&v);
 
