@@ -153,6 +153,12 @@ static int ingest_offline(struct ingest_cmd *c)
 		       (unsigned long long)atomic_load(&run.prog.alloc_bytes),
 		       (double)atomic_load(&run.prog.alloc_bytes) /
 		       (double)atomic_load(&run.prog.bytes_copied));
+	if (res.dirs_deleted)
+		printf("%llu directories no longer at the source were removed\n",
+		       (unsigned long long)res.dirs_deleted);
+	if (res.dirs_gone)
+		printf("%llu directories no longer at the source are kept: %s\n",
+		       (unsigned long long)res.dirs_gone, res.dirs_gone_names);
 	if (res.dirs_removed)
 		printf("%llu directories this run created and left empty were "
 		       "removed\n", (unsigned long long)res.dirs_removed);

@@ -76,6 +76,11 @@ struct ingest_sink_ops {
 	/* Read @len bytes of a committed file at @off (for verify). */
 	int64_t (*read)(void *s, const char *path, uint64_t off, void *buf,
 			uint64_t len);
+	/* Optional: call @fn with every directory below @dir (absolute
+	 * fs paths, @dir itself not included). 0 or a negative errno.
+	 */
+	int (*list_dirs)(void *s, const char *dir,
+			 void (*fn)(void *arg, const char *path), void *arg);
 	/* Optional: remove an empty directory (-ENOTEMPTY if it is not). */
 	int (*rmdir)(void *s, const char *path);
 	/* Remove a committed file (the "replace" policy). */
@@ -157,6 +162,10 @@ struct ingest_opts {
 	 * used for small files where the kernel allows it)
 	 */
 	bool plain_io;
+	/* --delete: remove what the source no longer has (directories:
+	 * those left empty; removed_dirs.c)
+	 */
+	bool delete_removed;
 	atomic_bool *cancel;        /* set to stop; may be NULL */
 };
 
@@ -167,6 +176,11 @@ struct ingest_result {
 	uint64_t skipped_special, hardlinks, sparse;
 	uint64_t files_uring;       /* files read through io_uring */
 	uint64_t dirs_removed;      /* made by a failed run, left empty */
+	/* directories under the destination the source no longer has:
+	 * deleted (delete_removed, left empty), or kept and named
+	 */
+	uint64_t dirs_gone, dirs_deleted;
+	char dirs_gone_names[512];  /* the first of those kept, ", " between */
 };
 
 /*
@@ -222,6 +236,15 @@ int ingest_made_dirs_add(struct ingest_made_dirs *d, const char *path);
 uint64_t ingest_made_dirs_remove_empty(struct ingest_sink *sink,
 				       struct ingest_made_dirs *d);
 void ingest_made_dirs_free(struct ingest_made_dirs *d);
+
+/*
+ * ingest_removed_dirs() - find the directories under o->dest that the
+ * plan does not have: with o->delete_removed remove those that are empty
+ * (deepest first; res->dirs_deleted), the others are counted and named in
+ * res (dirs_gone, dirs_gone_names). 0 or a negative errno (res->message).
+ */
+int ingest_removed_dirs(const struct ingest_opts *o, const struct ingest_plan *p,
+			struct ingest_sink *sink, struct ingest_result *res);
 
 /* Bytes a file of @size will take (4 KiB packing, 2 MiB units). */
 uint64_t ingest_estimate_alloc(uint64_t size, unsigned ndev);

@@ -809,6 +809,8 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 	}
 	if (res->error)
 		res->dirs_removed = ingest_made_dirs_remove_empty(sink, &j.made);
+	else
+		res->error = ingest_removed_dirs(o, p, sink, res);
 	ingest_made_dirs_free(&j.made);
 	res->files_copied = atomic_load(&prog->files_copied);
 	res->files_skipped = atomic_load(&prog->files_skipped);

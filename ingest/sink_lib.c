@@ -153,6 +153,42 @@ static int lib_remove(void *s, const char *path)
 	return famfs_unlink(s, path, &e);
 }
 
+/* Directories below @n, pre-order; called with the fs read-locked. */
+static int walk_dirs(struct famfs_node *n, char *buf, size_t len,
+		     void (*fn)(void *arg, const char *path), void *arg)
+{
+	for (struct famfs_node *c = famfs_node_first_child(n); c;
+	     c = famfs_node_next_sibling(c)) {
+		int r;
+
+		if (!famfs_node_is_dir(c))
+			continue;
+		r = famfs_node_path(c, buf, len);
+		if (r < 0)
+			return r;
+		fn(arg, buf);
+		r = walk_dirs(c, buf, len, fn, arg);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int lib_list_dirs(void *s, const char *dir,
+			 void (*fn)(void *arg, const char *path), void *arg)
+{
+	char buf[FAMFS_PATH_MAX + 2];
+	struct famfs_node *n;
+	int r = 0;
+
+	famfs_fs_rdlock(s);
+	n = famfs_lookup(s, dir);
+	if (n && famfs_node_is_dir(n))
+		r = walk_dirs(n, buf, sizeof(buf), fn, arg);
+	famfs_fs_unlock(s);
+	return r;
+}
+
 static int lib_rmdir(void *s, const char *path)
 {
 	struct famfs_attr a;
@@ -172,6 +208,7 @@ static const struct ingest_sink_ops lib_ops = {
 	.commit = lib_commit, .abort = lib_abort, .free_bytes = lib_free_bytes,
 	.place_plan = lib_place_plan,
 	.read = lib_read, .remove = lib_remove, .rmdir = lib_rmdir,
+	.list_dirs = lib_list_dirs,
 	.commit_batch = lib_commit_batch,
 };
 

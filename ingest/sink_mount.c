@@ -6,6 +6,7 @@
  * user.famfs.map, its bytes copied straight into the devices (mapped
  * here), and it is committed through the mount: docs/ingest.md.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -349,6 +350,42 @@ static int ms_remove(void *s, const char *path)
 	return r;
 }
 
+/* Directories below @path (mount-relative "/x"), pre-order. */
+static int ms_walk_dirs(struct mount_sink *m, const char *path,
+			void (*fn)(void *arg, const char *path), void *arg)
+{
+	char *p = full(m, path);
+	DIR *d = p ? opendir(p) : NULL;
+	struct dirent *e;
+	int r = 0;
+
+	free(p);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while (!r && (e = readdir(d))) {
+		char *c;
+
+		if (e->d_type != DT_DIR || !strcmp(e->d_name, ".") ||
+		    !strcmp(e->d_name, ".."))
+			continue;
+		if (asprintf(&c, "%s/%s", strcmp(path, "/") ? path : "", e->d_name) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		fn(arg, c);
+		r = ms_walk_dirs(m, c, fn, arg);
+		free(c);
+	}
+	closedir(d);
+	return r;
+}
+
+static int ms_list_dirs(void *s, const char *dir,
+			void (*fn)(void *arg, const char *path), void *arg)
+{
+	return ms_walk_dirs(s, dir, fn, arg);
+}
+
 static int ms_rmdir(void *s, const char *path)
 {
 	char *p = full(s, path);
@@ -361,7 +398,7 @@ static int ms_rmdir(void *s, const char *path)
 static const struct ingest_sink_ops mount_ops = {
 	.stat = ms_stat, .mkdir = ms_mkdir, .begin = ms_begin, .commit = ms_commit,
 	.abort = ms_abort, .free_bytes = ms_free_bytes, .read = ms_read,
-	.remove = ms_remove, .rmdir = ms_rmdir, .place_plan = ms_place_plan,
+	.remove = ms_remove, .rmdir = ms_rmdir, .list_dirs = ms_list_dirs, .place_plan = ms_place_plan,
 };
 
 int ingest_sink_mount_open(struct ingest_sink *k, const char *mountpoint,
