@@ -37,14 +37,17 @@ static void ingest_usage(FILE *f)
 		"                         never io_uring (used where the kernel allows)\n"
 		"both:\n"
 		"  -t, --threads N        parallel copies (default: number of CPUs)\n"
-		"  -v, --verify           re-read every file from famfs and compare\n"
+		"  -v, --verify[=all]     read back each file this run copies and\n"
+		"                         compare; =all: every file of the tree,\n"
+		"                         also those already there (reads both)\n"
 		"  -u, --update           copy the files changed at the source since\n"
 		"                         they were ingested and rename each over its\n"
 		"                         old copy (without it they are listed, kept,\n"
 		"                         and the exit status is 3)\n"
 		"  -c, --on-change P      the same as a policy: keep (default),\n"
 		"                         replace (= --update), or fail\n"
-		"  -D, --delete           remove from famfs the files removed from\n"
+		"  -D, --delete           remove from famfs the files (and, once\n"
+		"                         empty, the directories) removed from\n"
 		"                         the source since they were ingested\n"
 		"                         (without it they are listed, exit status 3)\n"
 		"  -r, --retries N        copy a file whose source changes while it\n"
@@ -63,7 +66,7 @@ struct ingest_cmd {
 	struct cli_devices devs;
 	const char *host, *filesystem, *manifest, *src, *dst;
 	unsigned threads, retries;
-	bool verify, wait, plain_io, retries_set, delete_removed;
+	bool verify, verify_all, wait, plain_io, retries_set, delete_removed;
 	enum ingest_changed_policy changed;
 };
 
@@ -149,7 +152,7 @@ static int ingest_offline(struct ingest_cmd *c)
 {
 	struct famfs_fs *fs = cli_open_fs("ingest", &c->devs, FAMFS_OPEN_MASTER, NULL);
 	struct ingest_opts o = { .source = c->src, .dest = c->dst, .threads = c->threads,
-				 .verify = c->verify, .changed = c->changed,
+				 .verify = c->verify, .verify_all = c->verify_all, .changed = c->changed,
 				 .plain_io = c->plain_io, .cancel = &interrupted,
 				 .max_tries = c->retries + 1,
 				 .delete_removed = c->delete_removed };
@@ -213,6 +216,15 @@ static int ingest_offline(struct ingest_cmd *c)
 		       (unsigned long long)atomic_load(&run.prog.alloc_bytes),
 		       (double)atomic_load(&run.prog.alloc_bytes) /
 		       (double)atomic_load(&run.prog.bytes_copied));
+	if (res.dirs_deleted)
+		printf("%llu directories no longer at the source were removed\n",
+		       (unsigned long long)res.dirs_deleted);
+	if (res.dirs_gone)
+		printf("%llu directories no longer at the source are kept: %s\n",
+		       (unsigned long long)res.dirs_gone, res.dirs_gone_names);
+	if (res.dirs_removed)
+		printf("%llu directories this run created and left empty were "
+		       "removed\n", (unsigned long long)res.dirs_removed);
 	fflush(stdout);
 	int rc = report_source_changes(&res, &o);
 
@@ -268,7 +280,10 @@ static int ingest_daemon(struct ingest_cmd *c)
 	json_object_object_add(params, "dest", json_object_new_string(c->dst));
 	if (c->threads)
 		json_object_object_add(params, "threads", json_object_new_int((int)c->threads));
-	json_object_object_add(params, "verify", json_object_new_boolean(c->verify));
+	if (c->verify_all)
+		json_object_object_add(params, "verify", json_object_new_string("all"));
+	else
+		json_object_object_add(params, "verify", json_object_new_boolean(c->verify));
 	if (c->changed != INGEST_CHANGED_KEEP)
 		json_object_object_add(params, "on_change", json_object_new_string(
 			c->changed == INGEST_CHANGED_REPLACE ? "replace" : "fail"));
@@ -306,7 +321,7 @@ int cmd_ingest(int argc, char **argv)
 		{ "device", required_argument, NULL, 'd' },
 		{ "manifest", required_argument, NULL, 'm' },
 		{ "threads", required_argument, NULL, 't' },
-		{ "verify", no_argument, NULL, 'v' },
+		{ "verify", optional_argument, NULL, 'v' },
 		{ "on-change", required_argument, NULL, 'c' },
 		{ "plain-io", no_argument, NULL, 'P' },
 		{ "update", no_argument, NULL, 'u' },
@@ -330,7 +345,16 @@ int cmd_ingest(int argc, char **argv)
 					  &c.threads))
 				return CLI_EXIT_USAGE;
 			break;
-		case 'v': c.verify = true; break;
+		case 'v':
+			c.verify = true;
+			if (optarg && !strcmp(optarg, "all")) {
+				c.verify_all = true;
+			} else if (optarg && strcmp(optarg, "copied")) {
+				cli_error("ingest", "--verify: copied (the default) or all, "
+					  "not '%s'", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
 		case 'P': c.plain_io = true; break;
 		case 'u': c.changed = INGEST_CHANGED_REPLACE; break;
 		case 'D': c.delete_removed = true; break;

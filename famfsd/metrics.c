@@ -365,6 +365,10 @@ static void fs_metrics(FILE *f)
 		{ "famfs_fs_free_bytes", "gauge", "Allocatable bytes now free." },
 		{ "famfs_fs_pending_free_bytes", "gauge", "Deleted bytes waiting "
 		  "for every client to replay past the delete." },
+		{ "famfs_fs_largest_file_bytes", "gauge", "The largest file the "
+		  "allocator places now with the default interleave." },
+		{ "famfs_fs_striped_free_bytes", "gauge", "Smallest device's "
+		  "free bytes times the device count." },
 		{ "famfs_fs_files", "gauge", "Files in the filesystem." },
 		{ "famfs_fs_directories", "gauge", "Directories." },
 		{ "famfs_fs_log_entries", "gauge", "Valid entries in the log." },
@@ -408,14 +412,16 @@ static void fs_metrics(FILE *f)
 		help(f, m[k].name, m[k].type, m[k].help);
 		for (int i = 0; i < n; i++) {
 			uint64_t v[] = { s[i].sp.total_bytes, s[i].sp.free_bytes,
-				s[i].sp.pending_bytes, s[i].sp.nfiles,
+				s[i].sp.pending_bytes,
+				s[i].sp.largest_file_bytes,
+				s[i].sp.striped_bytes, s[i].sp.nfiles,
 				s[i].sp.ndirs, s[i].ls.entries,
 				s[i].ls.used_bytes, s[i].ls.size_bytes, s[i].ok,
 				s[i].ls.tail_state == FAMFS_TAIL_CORRUPT,
 				s[i].ls.tail_state == FAMFS_TAIL_CORRUPT ?
 				s[i].ls.corrupt_last - s[i].ls.corrupt_first + 1 : 0 };
 
-			if (s[i].ok || k == 8)
+			if (s[i].ok || k == sizeof(m) / sizeof(m[0]) - 1)
 				fprintf(f, "%s{fs=\"%s\"} %llu\n", m[k].name,
 					s[i].name, (unsigned long long)v[k]);
 		}

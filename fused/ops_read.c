@@ -379,7 +379,10 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	v.f_frsize = FAMFS_BLOCK_SIZE;
 	v.f_blocks = s.total_bytes / FAMFS_BLOCK_SIZE;
 	v.f_bfree = s.free_bytes / FAMFS_BLOCK_SIZE;
-	v.f_bavail = v.f_bfree;
+	/* df's "Avail": what one file can use, the largest file the
+	 * allocator places now (docs/fuse.md); f_bfree stays the raw total
+	 */
+	v.f_bavail = s.largest_file_bytes / FAMFS_BLOCK_SIZE;
 	/* inodes: what the log can still describe (a FILE entry ~ 160 B) */
 	v.f_ffree = (ls.size_bytes - ls.used_bytes) / 160;
 	v.f_files = s.nfiles + s.ndirs + 1 + v.f_ffree;

@@ -67,9 +67,22 @@ struct ingest_sink_ops {
 	void (*abort)(void *s, struct ingest_target *t, const char *path);
 	/* Bytes free for new files. */
 	uint64_t (*free_bytes)(void *s);
+	/* Optional: place files of @sizes on paper with the allocator's
+	 * rule, changing nothing. 0, or -ENOSPC with the index of the first
+	 * file that does not fit in *failed and the room in @why.
+	 */
+	int (*place_plan)(void *s, const uint64_t *sizes, uint64_t n,
+			  uint64_t *failed, char *why, size_t whylen);
 	/* Read @len bytes of a committed file at @off (for verify). */
 	int64_t (*read)(void *s, const char *path, uint64_t off, void *buf,
 			uint64_t len);
+	/* Optional: call @fn with every directory below @dir (absolute
+	 * fs paths, @dir itself not included). 0 or a negative errno.
+	 */
+	int (*list_dirs)(void *s, const char *dir,
+			 void (*fn)(void *arg, const char *path), void *arg);
+	/* Optional: remove an empty directory (-ENOTEMPTY if it is not). */
+	int (*rmdir)(void *s, const char *path);
 	/* Remove a committed file (the "replace" policy). */
 	int (*remove)(void *s, const char *path);
 	/* Move the committed file @from over @to in one step (a reader sees
@@ -157,7 +170,10 @@ struct ingest_opts {
 	const char *source;         /* absolute source directory */
 	const char *dest;           /* destination directory in famfs ("/x") */
 	unsigned threads;           /* 0: number of CPUs */
-	bool verify;                /* re-read from famfs and compare */
+	bool verify;                /* re-read what this run copies */
+	bool verify_all;            /* also the files already there: read
+				     * the source and the famfs copy and
+				     * compare (implies verify) */
 	enum ingest_changed_policy changed;
 	/* read sources with plain system calls, never io_uring (which is
 	 * used for small files where the kernel allows it)
@@ -167,8 +183,8 @@ struct ingest_opts {
 	 * refused ("changed while copying"); 0: INGEST_DEFAULT_TRIES
 	 */
 	unsigned max_tries;
-	/* remove from famfs the files the manifest has that the source no
-	 * longer has (else they are reported)
+	/* --delete: remove what the source no longer has (files; directories
+	 * only once empty, removed_dirs.c); else it is reported
 	 */
 	bool delete_removed;
 	atomic_bool *cancel;        /* set to stop; may be NULL */
@@ -201,6 +217,12 @@ struct ingest_result {
 	 */
 	uint64_t files_removed, files_deleted;
 	struct ingest_names removed;
+	uint64_t dirs_removed;      /* made by a failed run, left empty */
+	/* directories under the destination the source no longer has:
+	 * deleted (delete_removed, left empty), or kept and named
+	 */
+	uint64_t dirs_gone, dirs_deleted;
+	char dirs_gone_names[512];  /* the first of those kept, ", " between */
 };
 
 /* Names a result keeps of each list; the counts stay exact. */
@@ -236,6 +258,48 @@ void ingest_plan_free(struct ingest_plan *p);
 int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 	       struct ingest_sink *sink, struct ingest_manifest *man,
 	       struct ingest_progress *prog, struct ingest_result *res);
+
+/* ---- the up-front space check (plan_space.c) ---------------------------- */
+
+/*
+ * ingest_check_space() - place the files p->items[order[i]] on paper in
+ * that order through the sink's place_plan. 0 when all fit (or the sink
+ * cannot tell); -ENOSPC with @why naming the first file that does not
+ * fit and the room on each device.
+ */
+int ingest_check_space(struct ingest_sink *sink, const struct ingest_plan *p,
+		       const uint64_t *order, uint64_t norder, char *why,
+		       size_t whylen);
+/* The plan over an open filesystem (the lib sink). */
+int ingest_place_plan_fs(struct famfs_fs *fs, const uint64_t *sizes,
+			 uint64_t n, uint64_t *failed, char *why, size_t whylen);
+/* The plan for a master mount: its devices (user.famfs.devices) opened
+ * read-only, the log replayed.
+ */
+int ingest_place_plan_mount(const char *mnt, const uint64_t *sizes,
+			    uint64_t n, uint64_t *failed, char *why,
+			    size_t whylen);
+
+/* ---- directories a run made (made_dirs.c) ------------------------------ */
+
+struct ingest_made_dirs {
+	char **paths;           /* in the order they were made */
+	uint64_t n, cap;
+};
+int ingest_made_dirs_add(struct ingest_made_dirs *d, const char *path);
+/* Remove those that hold nothing, newest first; returns how many. */
+uint64_t ingest_made_dirs_remove_empty(struct ingest_sink *sink,
+				       struct ingest_made_dirs *d);
+void ingest_made_dirs_free(struct ingest_made_dirs *d);
+
+/*
+ * ingest_removed_dirs() - find the directories under o->dest that the
+ * plan does not have: with o->delete_removed remove those that are empty
+ * (deepest first; res->dirs_deleted), the others are counted and named in
+ * res (dirs_gone, dirs_gone_names). 0 or a negative errno (res->message).
+ */
+int ingest_removed_dirs(const struct ingest_opts *o, const struct ingest_plan *p,
+			struct ingest_sink *sink, struct ingest_result *res);
 
 /* Bytes a file of @size will take (4 KiB packing, 2 MiB units). */
 uint64_t ingest_estimate_alloc(uint64_t size, unsigned ndev);

@@ -143,6 +143,25 @@ static int hash_source(struct job *j, const char *rel, uint64_t *h, uint64_t *si
 	return r;
 }
 
+/* --verify=all: a file already there and unchanged at the source is
+ * read on both sides and compared like one just copied.
+ */
+static void verify_existing(struct job *j, const struct ingest_item *it,
+			    const char *dst)
+{
+	uint64_t hs = 0, hd = 1, ss;
+
+	if (hash_source(j, it->rel, &hs, &ss) || hash_dest(j, dst, it->size, &hd) ||
+	    hs != hd) {
+		fail(j, -EIO, "%s: verify failed: famfs copy differs from the source",
+		     dst);
+		return;
+	}
+	pthread_mutex_lock(&j->lock);
+	j->res->files_verified++;
+	pthread_mutex_unlock(&j->lock);
+}
+
 /* Decide what to do with one file, before anything is copied. */
 static enum action decide(struct job *j, const struct ingest_item *it)
 {
@@ -163,6 +182,8 @@ static enum action decide(struct job *j, const struct ingest_item *it)
 	if (known && exists) {
 		if (rec.size == it->size && rec.mtime_ns == it->mtime_ns) {
 			act = ACT_SKIP;
+			if (j->o->verify_all)
+				verify_existing(j, it, dst);
 		} else if (j->o->changed == INGEST_CHANGED_REPLACE) {
 			/* copied beside the old copy, renamed over it */
 			act = ACT_UPDATE;
@@ -209,8 +230,9 @@ static int make_dirs(struct job *j)
 		if (*s != '/')
 			continue;
 		*s = '\0';
-		if (j->sink->ops->stat(j->sink->s, p, &a) != 0)
-			j->sink->ops->mkdir(j->sink->s, p, 0755, 0, 0);
+		if (j->sink->ops->stat(j->sink->s, p, &a) != 0 &&
+		    j->sink->ops->mkdir(j->sink->s, p, 0755, 0, 0) == 0)
+			ingest_made_dirs_add(&j->made, p);
 		*s = '/';
 	}
 	free(p);
@@ -228,6 +250,8 @@ static int make_dirs(struct job *j)
 				fail(j, -ENOTDIR, "destination %s exists and is not a directory", dst);
 		} else if ((r = j->sink->ops->mkdir(j->sink->s, dst, it->mode, it->uid, it->gid))) {
 			fail(j, r, "cannot create directory %s: %s", dst, strerror(-r));
+		} else {
+			ingest_made_dirs_add(&j->made, dst);
 		}
 		free(dst);
 	}
@@ -254,7 +278,7 @@ static void finish_one(struct job *j, struct done_copy *c)
 
 	FAMFS_KILL_POINT("ingest.committed");
 	atomic_fetch_add(&j->prog->alloc_bytes, famfs_fmap_bytes(c->t.map));
-	if (j->o->verify) {
+	if (j->o->verify || j->o->verify_all) {
 		uint64_t back;
 
 		if (hash_dest(j, c->dst, c->size, &back) || back != c->hash) {
@@ -588,6 +612,17 @@ static int copy_order(const void *a, const void *b, void *plan)
 	return ia < ib ? -1 : ia > ib;
 }
 
+/* Place every file to copy on paper, in copy order (plan_space.c). */
+static void check_space(struct job *j)
+{
+	char why[sizeof(j->res->message)];
+	int r = ingest_check_space(j->sink, j->p, j->order, j->norder, why,
+				   sizeof(why));
+
+	if (r)
+		fail(j, r, "%s", why);
+}
+
 int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 	       struct ingest_sink *sink, struct ingest_manifest *man,
 	       struct ingest_progress *prog, struct ingest_result *res)
@@ -650,15 +685,18 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 		snprintf(why, sizeof(why), "%s", res->message);
 		fail(&j, r, "%s", why);
 	}
+	qsort_r(j.order, j.norder, sizeof(*j.order), copy_order, (void *)p);
 	free_b = sink->ops->free_bytes(sink->s);
-	if (!res->error && need > free_b)
+	/* a sink that cannot plan: the total against the free bytes */
+	if (!res->error && !sink->ops->place_plan && need > free_b)
 		fail(&j, -ENOSPC, "the destination lacks space: %llu files need about "
 		     "%llu bytes, %llu are free; nothing was copied",
 		     (unsigned long long)j.norder, (unsigned long long)need,
 		     (unsigned long long)free_b);
 	if (!res->error)
+		check_space(&j);
+	if (!res->error)
 		make_dirs(&j);
-	qsort_r(j.order, j.norder, sizeof(*j.order), copy_order, (void *)p);
 	if (threads > 64)
 		threads = 64;
 	if (threads > j.norder)
@@ -677,6 +715,11 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 		res->error = -ECANCELED;
 		snprintf(res->message, sizeof(res->message), "cancelled");
 	}
+	if (res->error)
+		res->dirs_removed = ingest_made_dirs_remove_empty(sink, &j.made);
+	else
+		res->error = ingest_removed_dirs(o, p, sink, res);
+	ingest_made_dirs_free(&j.made);
 	res->files_copied = atomic_load(&prog->files_copied);
 	res->files_skipped = atomic_load(&prog->files_skipped);
 	res->files_changed = atomic_load(&prog->files_changed);

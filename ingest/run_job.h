@@ -32,6 +32,7 @@ struct job {
 	atomic_bool failed;
 	atomic_uint_fast64_t res_uring_files;
 	pthread_mutex_t lock;
+	struct ingest_made_dirs made;   /* taken back if the run fails */
 };
 
 /*

@@ -113,6 +113,12 @@ static void lib_abort(void *s, struct ingest_target *t, const char *path)
 	t->map = NULL;
 }
 
+static int lib_place_plan(void *s, const uint64_t *sizes, uint64_t n,
+			  uint64_t *failed, char *why, size_t whylen)
+{
+	return ingest_place_plan_fs(s, sizes, n, failed, why, whylen);
+}
+
 static uint64_t lib_free_bytes(void *s)
 {
 	struct famfs_space sp;
@@ -154,11 +160,62 @@ static int lib_rename(void *s, const char *from, const char *to)
 	return famfs_rename(s, from, to, 0, &e);
 }
 
+/* Directories below @n, pre-order; called with the fs read-locked. */
+static int walk_dirs(struct famfs_node *n, char *buf, size_t len,
+		     void (*fn)(void *arg, const char *path), void *arg)
+{
+	for (struct famfs_node *c = famfs_node_first_child(n); c;
+	     c = famfs_node_next_sibling(c)) {
+		int r;
+
+		if (!famfs_node_is_dir(c))
+			continue;
+		r = famfs_node_path(c, buf, len);
+		if (r < 0)
+			return r;
+		fn(arg, buf);
+		r = walk_dirs(c, buf, len, fn, arg);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int lib_list_dirs(void *s, const char *dir,
+			 void (*fn)(void *arg, const char *path), void *arg)
+{
+	char buf[FAMFS_PATH_MAX + 2];
+	struct famfs_node *n;
+	int r = 0;
+
+	famfs_fs_rdlock(s);
+	n = famfs_lookup(s, dir);
+	if (n && famfs_node_is_dir(n))
+		r = walk_dirs(n, buf, sizeof(buf), fn, arg);
+	famfs_fs_unlock(s);
+	return r;
+}
+
+static int lib_rmdir(void *s, const char *path)
+{
+	struct famfs_attr a;
+	struct famfs_err e;
+	int r = lib_stat(s, path, &a);
+
+	if (r)
+		return r;
+	if ((a.mode & 0170000) != 0040000)
+		return -ENOTDIR;
+	/* famfs_unlink() refuses a directory that is not empty */
+	return famfs_unlink(s, path, &e);
+}
+
 static const struct ingest_sink_ops lib_ops = {
 	.stat = lib_stat, .mkdir = lib_mkdir, .begin = lib_begin,
 	.commit = lib_commit, .abort = lib_abort, .free_bytes = lib_free_bytes,
-	.read = lib_read, .remove = lib_remove, .commit_batch = lib_commit_batch,
-	.rename = lib_rename,
+	.read = lib_read, .remove = lib_remove, .rmdir = lib_rmdir,
+	.list_dirs = lib_list_dirs, .place_plan = lib_place_plan,
+	.commit_batch = lib_commit_batch, .rename = lib_rename,
 };
 
 void ingest_sink_lib(struct ingest_sink *k, struct famfs_fs *fs)

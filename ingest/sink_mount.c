@@ -6,6 +6,7 @@
  * user.famfs.map, its bytes copied straight into the devices (mapped
  * here), and it is committed through the mount: docs/ingest.md.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -315,7 +316,15 @@ static uint64_t ms_free_bytes(void *s)
 	struct mount_sink *m = s;
 	struct statvfs v;
 
-	return statvfs(m->mnt, &v) == 0 ? (uint64_t)v.f_bavail * v.f_frsize : 0;
+	return statvfs(m->mnt, &v) == 0 ? (uint64_t)v.f_bfree * v.f_frsize : 0;
+}
+
+static int ms_place_plan(void *s, const uint64_t *sizes, uint64_t n,
+			 uint64_t *failed, char *why, size_t whylen)
+{
+	struct mount_sink *m = s;
+
+	return ingest_place_plan_mount(m->mnt, sizes, n, failed, why, whylen);
 }
 
 static int64_t ms_read(void *s, const char *path, uint64_t off, void *buf, uint64_t len)
@@ -351,10 +360,56 @@ static int ms_rename(void *s, const char *from, const char *to)
 	return r;
 }
 
+/* Directories below @path (mount-relative "/x"), pre-order. */
+static int ms_walk_dirs(struct mount_sink *m, const char *path,
+			void (*fn)(void *arg, const char *path), void *arg)
+{
+	char *p = full(m, path);
+	DIR *d = p ? opendir(p) : NULL;
+	struct dirent *e;
+	int r = 0;
+
+	free(p);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while (!r && (e = readdir(d))) {
+		char *c;
+
+		if (e->d_type != DT_DIR || !strcmp(e->d_name, ".") ||
+		    !strcmp(e->d_name, ".."))
+			continue;
+		if (asprintf(&c, "%s/%s", strcmp(path, "/") ? path : "", e->d_name) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		fn(arg, c);
+		r = ms_walk_dirs(m, c, fn, arg);
+		free(c);
+	}
+	closedir(d);
+	return r;
+}
+
+static int ms_list_dirs(void *s, const char *dir,
+			void (*fn)(void *arg, const char *path), void *arg)
+{
+	return ms_walk_dirs(s, dir, fn, arg);
+}
+
+static int ms_rmdir(void *s, const char *path)
+{
+	char *p = full(s, path);
+	int r = p && rmdir(p) == 0 ? 0 : -errno;
+
+	free(p);
+	return r;
+}
+
 static const struct ingest_sink_ops mount_ops = {
 	.stat = ms_stat, .mkdir = ms_mkdir, .begin = ms_begin, .commit = ms_commit,
 	.abort = ms_abort, .free_bytes = ms_free_bytes, .read = ms_read,
-	.remove = ms_remove, .rename = ms_rename,
+	.remove = ms_remove, .rename = ms_rename, .rmdir = ms_rmdir,
+	.list_dirs = ms_list_dirs, .place_plan = ms_place_plan,
 };
 
 int ingest_sink_mount_open(struct ingest_sink *k, const char *mountpoint,

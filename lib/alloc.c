@@ -57,6 +57,17 @@ uint64_t famfs_bits_find_run(const uint64_t *b, uint64_t from, uint64_t limit,
 			start = i + 1;
 			continue;
 		}
+		/* a free word whole: 64 units at once (statfs's placement
+		 * search scans every free unit of a large device many times)
+		 */
+		if (i % WORD_BITS == 0 && i + WORD_BITS <= limit &&
+		    b[i / WORD_BITS] == 0 && n) {
+			if (run + WORD_BITS >= n)
+				return start;
+			run += WORD_BITS;
+			i += WORD_BITS - 1;
+			continue;
+		}
 		if (famfs_bit_test(b, i)) {
 			run = 0;
 			start = i + 1;

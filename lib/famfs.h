@@ -478,8 +478,37 @@ struct famfs_space {
 	uint64_t alloc_bytes;     /* sum of file allocations */
 	uint64_t nfiles;
 	uint64_t ndirs;
+	/* What a file can use (docs/format.md, "Free space"): */
+	uint64_t largest_file_bytes; /* the largest file famfs_alloc() places
+				      * now with the default policy */
+	uint64_t striped_bytes;   /* smallest device's free space times the
+				   * device count: what a dataset striped
+				   * over every device can use */
+	uint32_t ndev;
+#define FAMFS_SPACE_MAX_DEV 64
+	uint64_t dev_free_bytes[FAMFS_SPACE_MAX_DEV]; /* free on each device */
 };
+/* Fills @s; the placement figures come from a placement on paper with
+ * the allocator's own rule (famfs_place_plan()).
+ */
 void famfs_statfs(struct famfs_fs *fs, struct famfs_space *s);
+
+struct famfs_place_result {
+	uint64_t placed;          /* files that fit, in order */
+	uint64_t first_failed;    /* index of the first that did not */
+	uint64_t failed_size;
+	uint64_t alloc_bytes;     /* space the placed files take */
+};
+
+/*
+ * famfs_place_plan() - place files of @sizes (in this order) on paper
+ * with famfs_alloc()'s own rule over a copy of the allocator's state.
+ * Nothing changes. Returns 0 when every file fits; -ENOSPC naming the
+ * first that does not, its strips and the room on each device in @e.
+ */
+int famfs_place_plan(struct famfs_fs *fs, const uint64_t *sizes, uint64_t n,
+		     const struct famfs_alloc_policy *p,
+		     struct famfs_place_result *res, struct famfs_err *e);
 
 struct famfs_slot_info {
 	uint32_t index;

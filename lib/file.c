@@ -322,6 +322,7 @@ FAMFS_EXPORT void famfs_node_release(struct famfs_fs *fs, struct famfs_node *n)
 
 FAMFS_EXPORT void famfs_statfs(struct famfs_fs *fs, struct famfs_space *s)
 {
+	memset(s, 0, sizeof(*s));
 	pthread_rwlock_rdlock(&fs->lock);
 	s->total_bytes = famfs_alloc_total_bytes(fs);
 	s->free_bytes = famfs_alloc_free_bytes(fs);
@@ -330,5 +331,6 @@ FAMFS_EXPORT void famfs_statfs(struct famfs_fs *fs, struct famfs_space *s)
 	s->alloc_bytes = fs->alloc_bytes;
 	s->nfiles = fs->nfiles;
 	s->ndirs = fs->ndirs;
+	famfs_space_placeable(fs, s);
 	pthread_rwlock_unlock(&fs->lock);
 }

@@ -360,6 +360,13 @@ void famfs_pending_unhold(struct famfs_fs *fs, struct famfs_node *n);
 uint64_t famfs_alloc_free_bytes(struct famfs_fs *fs);
 uint64_t famfs_alloc_total_bytes(struct famfs_fs *fs);
 
+/* place_plan.c; the caller holds fs->lock */
+void famfs_space_placeable(struct famfs_fs *fs, struct famfs_space *s);
+/* What a file of @size needs and the room on each device, for messages. */
+int famfs_space_describe(struct famfs_fs *fs, uint64_t size,
+			 const struct famfs_alloc_policy *p, char *buf,
+			 size_t len);
+
 /* log.c */
 /* Validate the entry at log offset @off; returns its length or -errno,
  * with a reason in @why.

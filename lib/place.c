@@ -220,12 +220,12 @@ int famfs_alloc_map(struct famfs_fs *fs, uint64_t size,
 	if (!m)
 		return famfs_set_err(e, -ENOMEM, "out of memory");
 	if (r) {
+		char room[520];
+
 		free(m);
-		return famfs_set_err(e, r,
-			"no space for a file of %llu bytes (%llu bytes free, "
-			"%llu waiting for clients to pass deletes)",
-			(unsigned long long)size,
-			(unsigned long long)famfs_alloc_free_bytes(fs),
+		famfs_space_describe(fs, size, p, room, sizeof(room));
+		return famfs_set_err(e, r, "no space: %s; %llu bytes wait for "
+			"clients to pass deletes", room,
 			(unsigned long long)fs->alloc.pending_bytes);
 	}
 	*out = m;

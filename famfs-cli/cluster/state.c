@@ -130,6 +130,8 @@ static int parse_filesystems(struct host_state *s, json_object *arr)
 		f->created = str(o, "created");
 		f->has_space = space != NULL;
 		f->files = u64(space, "files") + u64(space, "dirs");
+		f->free_bytes = u64(space, "free");
+		f->largest_file = u64(space, "largest_file");
 		if (!f->name)
 			return -EINVAL;
 	}

@@ -37,6 +37,7 @@ struct st_filesystem {
 	uint64_t log_size;
 	bool has_space;
 	uint64_t files; /* files and directories (space.files + space.dirs) */
+	uint64_t free_bytes, largest_file; /* space.free, space.largest_file */
 };
 
 struct st_mount {

@@ -15,6 +15,17 @@
 #include "fsview.h"
 #include "store/store.h"
 
+/* "devices_free": the free bytes of each device, in device order. */
+static void add_device_free(json_object *s, const struct famfs_space *sp)
+{
+	json_object *a = json_object_new_array();
+
+	for (uint32_t d = 0; d < sp->ndev && d < FAMFS_SPACE_MAX_DEV; d++)
+		json_object_array_add(a, json_object_new_int64(
+			(int64_t)sp->dev_free_bytes[d]));
+	json_object_object_add(s, "devices_free", a);
+}
+
 static void add_space(json_object *o, const char *name)
 {
 	struct famfs_log_status ls;
@@ -33,10 +44,13 @@ static void add_space(json_object *o, const char *name)
 	s = json_object_new_object();
 	jset_int(s, "total", (int64_t)sp.total_bytes);
 	jset_int(s, "free", (int64_t)sp.free_bytes);
+	jset_int(s, "largest_file", (int64_t)sp.largest_file_bytes);
+	jset_int(s, "striped", (int64_t)sp.striped_bytes);
 	jset_int(s, "pending", (int64_t)sp.pending_bytes);
 	jset_int(s, "file_bytes", (int64_t)sp.file_bytes);
 	jset_int(s, "files", (int64_t)sp.nfiles);
 	jset_int(s, "dirs", (int64_t)sp.ndirs);
+	add_device_free(s, &sp);
 	json_object_object_add(o, "space", s);
 	l = json_object_new_object();
 	jset_int(l, "entries", (int64_t)ls.entries);

@@ -73,8 +73,10 @@ static int ingest_validate(json_object *params, char *why, size_t whylen)
 		return -EINVAL;
 	}
 	if (json_object_object_get_ex(params, "verify", &v) &&
-	    !json_object_is_type(v, json_type_boolean)) {
-		snprintf(why, whylen, "params.verify: true or false");
+	    !json_object_is_type(v, json_type_boolean) &&
+	    !(json_object_is_type(v, json_type_string) &&
+	      !strcmp(json_object_get_string(v), "all"))) {
+		snprintf(why, whylen, "params.verify: true, false or \"all\"");
 		return -EINVAL;
 	}
 	if (json_object_object_get_ex(params, "delete", &v) &&
@@ -240,6 +242,7 @@ static int ingest_run_job(struct job *j)
 	o.dest = str_param(p, "dest", NULL);
 	o.threads = json_object_object_get_ex(p, "threads", &v) ? (unsigned)json_object_get_int(v) : 0;
 	o.verify = json_object_object_get_ex(p, "verify", &v) && json_object_get_boolean(v);
+	o.verify_all = o.verify && json_object_is_type(v, json_type_string);
 	o.delete_removed = json_object_object_get_ex(p, "delete", &v) &&
 			   json_object_get_boolean(v);
 	o.max_tries = json_object_object_get_ex(p, "retries", &v) ?

@@ -20,6 +20,12 @@ expect 201
 api POST /v1/filesystems '{"name":"fs0","set":"set0","log_size":"8MiB"}'
 expect 201
 [ "$(jq_get "$BODY" .space.files)" = 0 ] || fail "fresh fs has files: $BODY"
+# four 64 MiB devices: dev0 holds the 8 MiB log, 27 free units; the
+# others 31. A file striped over four takes at most 27 units on each.
+[ "$(jq_get "$BODY" .space.devices_free.0)" = $((27 * 2097152)) ] || fail "dev0 free: $BODY"
+[ "$(jq_get "$BODY" .space.devices_free.3)" = $((31 * 2097152)) ] || fail "dev3 free: $BODY"
+[ "$(jq_get "$BODY" .space.largest_file)" = $((4 * 27 * 2097152)) ] || fail "largest file: $BODY"
+[ "$(jq_get "$BODY" .space.striped)" = $((4 * 27 * 2097152)) ] || fail "striped: $BODY"
 fsuuid=$(jq_get "$BODY" .uuid)
 
 api POST /v1/files '{"filesystem":"fs0","path":"/data/big.bin","size":"20MiB"}'
@@ -66,6 +72,8 @@ if [ -x "${FAMFS_CLI:-}" ]; then
 		|| fail "get sets -o json"
 	"$FAMFS_CLI" get filesystems -o yaml | python3 -c 'import yaml,sys; d=yaml.safe_load(sys.stdin); assert d["items"][0]["uuid"]=="'"$fsuuid"'"' \
 		|| fail "get filesystems -o yaml"
+	"$FAMFS_CLI" get filesystems -o wide | head -1 | grep -q 'LARGEST_FILE *STRIPED' \
+		|| fail "get filesystems -o wide: no LARGEST_FILE, STRIPED columns"
 	"$FAMFS_CLI" get files fs0 | grep -q '/data/big.bin' || fail "get files"
 	"$FAMFS_CLI" get jobs | grep -q rescan || fail "get jobs"
 	"$FAMFS_CLI" get mounts >/dev/null || fail "get mounts"

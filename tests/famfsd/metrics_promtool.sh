@@ -18,7 +18,7 @@ grep -qi '^Content-Type: text/plain; version=0.0.4' "$T/headers" || fail "conten
 promtool check metrics <"$T/metrics" || fail "promtool check metrics"
 for m in famfsd_build_info famfsd_http_requests_total famfsd_http_request_duration_seconds_bucket \
 	famfs_device_capacity_bytes famfs_device_free_bytes famfs_fs_capacity_bytes \
-	famfs_fs_free_bytes famfs_fs_files famfs_fs_log_entries famfs_fs_log_used_bytes \
+	famfs_fs_free_bytes famfs_fs_largest_file_bytes famfs_fs_striped_free_bytes famfs_fs_files famfs_fs_log_entries famfs_fs_log_used_bytes \
 	famfs_fs_log_capacity_bytes famfs_mount_state famfs_client_follow_lag_entries \
 	famfs_ingest_bytes_total famfs_ingest_files_total famfsd_jobs; do
 	grep -q "^# TYPE $m \|^$m" "$T/metrics" || fail "missing $m"

@@ -480,7 +480,12 @@ static void ingest_source_shrunk_after_plan_is_copied_as_it_is_now(void **state)
 
 	(void)state;
 	sibling_dir(sdir, sizeof(sdir), "large-shrinking");
-	snprintf(file, sizeof(file), "%s/shrinks.bin", sdir);
+	/* in directories of its own: they are made before the copy */
+	snprintf(file, sizeof(file), "%s/deep", sdir);
+	mkdir(file, 0755);
+	snprintf(file, sizeof(file), "%s/deep/er", sdir);
+	mkdir(file, 0755);
+	snprintf(file, sizeof(file), "%s/deep/er/shrinks.bin", sdir);
 	snprintf(other, sizeof(other), "%s/small.bin", sdir);
 	write_patterned(file, size);
 	write_patterned(other, 5000);
@@ -496,7 +501,7 @@ static void ingest_source_shrunk_after_plan_is_copied_as_it_is_now(void **state)
 	assert_int_equal(r.files_copied, 2);
 	assert_int_equal(r.files_rewritten, 1);
 	assert_int_equal(r.files_refused, 0);
-	assert_int_equal(committed_size(&v, "/s/shrinks.bin"), shrink_to);
+	assert_int_equal(committed_size(&v, "/s/deep/er/shrinks.bin"), shrink_to);
 	fs = env_open(&v, FAMFS_OPEN_CLIENT);
 	famfs_statfs(fs, &after);
 	famfs_close(fs);
@@ -511,7 +516,7 @@ static void ingest_source_shrunk_after_plan_is_copied_as_it_is_now(void **state)
 	assert_int_equal(do_ingest(&v, sdir, "/s", INGEST_CHANGED_REPLACE, NULL, &r, &prog), 0);
 	assert_int_equal(r.files_changed, 1);
 	assert_int_equal(r.files_copied, 1);
-	assert_int_equal(committed_size(&v, "/s/shrinks.bin"), size);
+	assert_int_equal(committed_size(&v, "/s/deep/er/shrinks.bin"), size);
 	unlink(file);
 	unlink(other);
 }

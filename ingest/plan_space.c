@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The up-front space check: every file ingest is about to copy is placed
+ * on paper, in copy order, with the allocator's own rule
+ * (famfs_place_plan()) before the first directory is made. A tree that
+ * cannot be placed is refused naming the first file that does not fit and
+ * the room on each device; a tree that passes is then placed for real.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+
+#include "ingest.h"
+
+int ingest_place_plan_fs(struct famfs_fs *fs, const uint64_t *sizes,
+			 uint64_t n, uint64_t *failed, char *why, size_t whylen)
+{
+	struct famfs_place_result res;
+	struct famfs_err e = { 0 };
+	int r = famfs_place_plan(fs, sizes, n, NULL, &res, &e);
+
+	if (r) {
+		*failed = res.first_failed;
+		snprintf(why, whylen, "%s", e.msg);
+	}
+	return r;
+}
+
+/* The devices of the filesystem mounted at @mnt, from its server. */
+static int mount_devices(const char *mnt, char ***paths, unsigned *n)
+{
+	char buf[16384];
+	ssize_t len = getxattr(mnt, "user.famfs.devices", buf, sizeof(buf) - 1);
+	json_object *a;
+	int r = 0;
+
+	if (len < 0)
+		return -errno;
+	buf[len] = 0;
+	a = json_tokener_parse(buf);
+	if (!a || !json_object_is_type(a, json_type_array)) {
+		json_object_put(a);
+		return -EINVAL;
+	}
+	*n = (unsigned)json_object_array_length(a);
+	*paths = calloc(*n ? *n : 1, sizeof(**paths));
+	for (unsigned i = 0; *paths && i < *n && !r; i++) {
+		(*paths)[i] = strdup(json_object_get_string(
+				     json_object_array_get_idx(a, i)));
+		r = (*paths)[i] ? 0 : -ENOMEM;
+	}
+	json_object_put(a);
+	return *paths ? r : -ENOMEM;
+}
+
+int ingest_place_plan_mount(const char *mnt, const uint64_t *sizes,
+			    uint64_t n, uint64_t *failed, char *why,
+			    size_t whylen)
+{
+	struct famfs_open_opts o = { .flags = FAMFS_OPEN_READ };
+	struct famfs_err e = { 0 };
+	struct famfs_fs *fs = NULL;
+	char **paths = NULL;
+	unsigned ndev = 0;
+	int r = mount_devices(mnt, &paths, &ndev);
+
+	/* a replay of the committed log: the server's allocator state as
+	 * far as the files go (its reservations in flight are not there)
+	 */
+	if (r)
+		snprintf(why, whylen, "%s: cannot read user.famfs.devices: %s",
+			 mnt, strerror(-r));
+	else if ((r = famfs_open((const char *const *)paths, ndev, &o, &fs, &e)))
+		snprintf(why, whylen, "%s", e.msg);
+	else
+		r = ingest_place_plan_fs(fs, sizes, n, failed, why, whylen);
+	if (fs)
+		famfs_close(fs);
+	for (unsigned i = 0; paths && i < ndev; i++)
+		free(paths[i]);
+	free(paths);
+	return r;
+}
+
+int ingest_check_space(struct ingest_sink *sink, const struct ingest_plan *p,
+		       const uint64_t *order, uint64_t norder, char *why,
+		       size_t whylen)
+{
+	uint64_t *sizes, failed = 0;
+	char how[800];
+	int r;
+
+	if (!sink->ops->place_plan || !norder)
+		return 0;
+	sizes = malloc(norder * sizeof(*sizes));
+	if (!sizes) {
+		snprintf(why, whylen, "out of memory for the placement plan");
+		return -ENOMEM;
+	}
+	for (uint64_t i = 0; i < norder; i++)
+		sizes[i] = p->items[order[i]].size;
+	r = sink->ops->place_plan(sink->s, sizes, norder, &failed, how,
+				  sizeof(how));
+	if (r == -ENOSPC && failed < norder)
+		snprintf(why, whylen, "the destination lacks space, nothing "
+			 "was copied: %s does not fit (placed largest first, %s)",
+			 p->items[order[failed]].rel, how);
+	else if (r)
+		snprintf(why, whylen, "the placement plan failed: %s", how);
+	free(sizes);
+	return r;
+}
