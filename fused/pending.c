@@ -138,38 +138,15 @@ int pend_lookup(uint64_t parent, const char *name, struct fuse_entry_param *e)
 	return r;
 }
 
-int pend_create(uint64_t parent, const char *name, uint32_t mode,
-		uint32_t uid, uint32_t gid, bool open, struct pfile **out,
-		struct fuse_entry_param *e)
+/* A new uncommitted file in the table (pend_mu held), or NULL. */
+static struct pfile *pfile_new(uint64_t parent, const char *name, uint32_t mode,
+			       uint32_t uid, uint32_t gid, bool open)
 {
-	char path[FAMFS_PATH_MAX + 2];
-	struct fuse_entry_param tmp;
-	struct famfs_log_status ls;
-	struct pfile *pf;
-	int r;
+	struct pfile *pf = calloc(1, sizeof(*pf));
 
-	r = fused_child_path(parent, name, path, sizeof(path));
-	if (r)
-		return r;
-	/* a full log would only fail at the commit, after the data */
-	famfs_log_status(fused.fs, &ls);
-	if (ls.used_bytes + 56 + 40 + 64 * 24 + strlen(path) + 8 > ls.size_bytes)
-		return -ENOSPC;
-	pthread_mutex_lock(&fused.pend_mu);
-	if (find_name(parent, name)) {
-		pthread_mutex_unlock(&fused.pend_mu);
-		return -EEXIST;
-	}
-	r = fused_lookup_committed(parent, name, &tmp);
-	if (r != -ENOENT) {
-		pthread_mutex_unlock(&fused.pend_mu);
-		return r ? r : -EEXIST;
-	}
-	pf = calloc(1, sizeof(*pf));
 	if (!pf || !(pf->name = strdup(name))) {
 		free(pf);
-		pthread_mutex_unlock(&fused.pend_mu);
-		return -ENOMEM;
+		return NULL;
 	}
 	pthread_mutex_init(&pf->mu, NULL);
 	pthread_cond_init(&pf->stores_done, NULL);
@@ -184,6 +161,49 @@ int pend_create(uint64_t parent, const char *name, uint32_t mode,
 	fused.pend_live = pf;
 	pf->ino_next = *ino_bucket(pf->ino);
 	*ino_bucket(pf->ino) = pf;
+	return pf;
+}
+
+/* A FILE entry for @path must fit the log: else the commit would only
+ * fail after the data.
+ */
+static bool log_has_room(const char *path)
+{
+	struct famfs_log_status ls;
+
+	famfs_log_status(fused.fs, &ls);
+	return ls.used_bytes + 56 + 40 + 64 * 24 + strlen(path) + 8 <= ls.size_bytes;
+}
+
+int pend_create(uint64_t parent, const char *name, uint32_t mode,
+		uint32_t uid, uint32_t gid, bool open, struct pfile **out,
+		struct fuse_entry_param *e)
+{
+	char path[FAMFS_PATH_MAX + 2];
+	struct fuse_entry_param tmp;
+	struct pfile *pf;
+	int r;
+
+	r = fused_child_path(parent, name, path, sizeof(path));
+	if (r)
+		return r;
+	if (!log_has_room(path))
+		return -ENOSPC;
+	pthread_mutex_lock(&fused.pend_mu);
+	if (find_name(parent, name)) {
+		pthread_mutex_unlock(&fused.pend_mu);
+		return -EEXIST;
+	}
+	r = fused_lookup_committed(parent, name, &tmp);
+	if (r != -ENOENT) {
+		pthread_mutex_unlock(&fused.pend_mu);
+		return r ? r : -EEXIST;
+	}
+	pf = pfile_new(parent, name, mode, uid, gid, open);
+	if (!pf) {
+		pthread_mutex_unlock(&fused.pend_mu);
+		return -ENOMEM;
+	}
 	fill_entry(pf, e);
 	if (out)
 		*out = pf;
@@ -591,6 +611,146 @@ void pend_commit_all(void)
 			  pf->name, (unsigned long long)pf->size);
 		pf->opens = 0;
 		(void)commit(pf);
+	}
+	pthread_mutex_unlock(&fused.pend_mu);
+}
+
+/* ---- open(O_TRUNC) ------------------------------------------------------ */
+
+static bool is_pending(uint64_t ino)
+{
+	return ino & FUSED_PENDING_INO;
+}
+
+static struct pfile *find_alias(uint64_t ino)
+{
+	for (struct pfile *pf = fused.pend_alias; pf; pf = pf->alias_next)
+		if (pf->replaced_ino == ino)
+			return pf;
+	return NULL;
+}
+
+/* What the O_TRUNC open replaces: its path, parent and attributes. */
+static int replaced_node(uint64_t ino, char *path, size_t len, uint64_t *parent,
+			 char **name, struct famfs_attr *a)
+{
+	struct famfs_node *n, *dir;
+	struct famfs_attr pa;
+	int r = 0;
+
+	famfs_fs_rdlock(fused.fs);
+	n = famfs_node_by_ino(fused.fs, ino);
+	dir = n ? famfs_node_parent(n) : NULL;
+	if (!n || !dir)
+		r = -ENOENT;
+	else if (famfs_node_is_dir(n))
+		r = -EISDIR;
+	else if (famfs_node_path(n, path, len) < 0)
+		r = -ENAMETOOLONG;
+	else if (!(*name = strdup(famfs_node_name(n))))
+		r = -ENOMEM;
+	if (!r) {
+		famfs_node_attr(n, a);
+		famfs_node_attr(dir, &pa);
+		*parent = pa.ino;
+	}
+	famfs_fs_unlock(fused.fs);
+	return r;
+}
+
+int pend_replace(uint64_t ino, unsigned own_opens, struct pfile **out)
+{
+	char path[FAMFS_PATH_MAX + 2];
+	struct famfs_err e = { 0 };
+	struct famfs_attr a;
+	struct pfile *pf;
+	char *name = NULL;
+	uint64_t parent = 0;
+	int r;
+
+	*out = NULL;
+	pthread_mutex_lock(&fused.pend_mu);
+	r = replaced_node(ino, path, sizeof(path), &parent, &name, &a);
+	if (!r && fused_ofiles_count(ino) > own_opens)
+		/* others keep the committed map; an empty one needs nothing */
+		r = a.size ? -ETXTBSY : 1;
+	if (!r && !log_has_room(path))
+		r = -ENOSPC;
+	if (!r) {
+		/* the master's own holds are gone; clients' holds keep the
+		 * space (the delete rules, docs/format.md)
+		 */
+		r = famfs_unlink(fused.fs, path, &e);
+		if (r)
+			fused_log("open(O_TRUNC) of %s: delete: %s", path, e.msg);
+	}
+	if (!r) {
+		pf = pfile_new(parent, name, a.mode, a.uid, a.gid, true);
+		if (!pf) {
+			/* deleted, not replaced: as a crash before the commit */
+			fused_log("open(O_TRUNC) of %s: out of memory, file deleted",
+				  path);
+			r = -ENOMEM;
+		} else {
+			pf->replaced_ino = ino;
+			pf->nlookup++; /* the kernel's inode @ino refers here */
+			pf->alias_next = fused.pend_alias;
+			fused.pend_alias = pf;
+			*out = pf;
+			fused_notify_entry(parent, name);
+		}
+	}
+	pthread_mutex_unlock(&fused.pend_mu);
+	free(name);
+	return r;
+}
+
+int pend_open_trunc(struct pfile *pf)
+{
+	int r = pend_truncate(pf, 0);
+
+	if (!r) {
+		pthread_mutex_lock(&pf->mu);
+		pf->mtime_ns = pf->ctime_ns = famfs_now_ns();
+		pthread_mutex_unlock(&pf->mu);
+	}
+	return r;
+}
+
+uint64_t pend_resolve(uint64_t ino)
+{
+	pthread_mutex_lock(&fused.pend_mu);
+	for (int hops = 0; hops < 64; hops++) {
+		struct pfile *pf = is_pending(ino) ? find_ino(ino) : find_alias(ino);
+
+		if (!pf)
+			break;
+		if (!is_pending(ino))
+			ino = pf->ino;
+		else if (pf->committed_ino > 1)
+			ino = pf->committed_ino;
+		else
+			break;
+	}
+	pthread_mutex_unlock(&fused.pend_mu);
+	return ino;
+}
+
+void pend_forget_committed(uint64_t ino)
+{
+	pthread_mutex_lock(&fused.pend_mu);
+	for (struct pfile **pp = &fused.pend_alias; *pp; pp = &(*pp)->alias_next) {
+		struct pfile *pf = *pp;
+
+		if (pf->replaced_ino != ino)
+			continue;
+		*pp = pf->alias_next;
+		pf->alias_next = NULL;
+		pf->replaced_ino = 0;
+		if (pf->nlookup)
+			pf->nlookup--;
+		maybe_free(pf);
+		break;
 	}
 	pthread_mutex_unlock(&fused.pend_mu);
 }

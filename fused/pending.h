@@ -31,6 +31,10 @@ struct pfile {
 	uint64_t store_lo, store_hi; /* the file range they cover */
 	int store_err;               /* the first that failed: commit fails */
 	pthread_cond_t stores_done;
+	uint64_t replaced_ino;    /* pend_mu: the committed file an O_TRUNC
+				   * open replaced; the kernel's inode of that
+				   * file resolves here until it is forgotten */
+	struct pfile *alias_next; /* fused.pend_alias while replaced_ino */
 	struct pfile *live_next;  /* fused.pend_live while uncommitted */
 	struct pfile *ino_next;   /* fused.pend_ino[] */
 };
@@ -44,6 +48,21 @@ int pend_create(uint64_t parent, const char *name, uint32_t mode,
 int pend_getattr(uint64_t ino, struct stat *st);
 /* Opens @ino: *pf_out (a reference), or *committed: the alias's target. */
 int pend_open(uint64_t ino, struct pfile **pf_out, uint64_t *committed);
+/* open(O_TRUNC) of committed regular file @ino on the master: the file is
+ * deleted (DELETE entry) and a pending file with its name, mode and owner
+ * takes its place, open once (*out), committed at close as any new file.
+ * -ETXTBSY if the master has @ino open elsewhere (pass @own_opens = 0).
+ */
+int pend_replace(uint64_t ino, unsigned own_opens, struct pfile **out);
+/* O_TRUNC of an uncommitted file: size 0. */
+int pend_open_trunc(struct pfile *pf);
+/* The inode a kernel inode number stands for now: an inode an O_TRUNC
+ * open replaced resolves to its replacement, a committed pending file to
+ * its committed node. Returns @ino itself otherwise.
+ */
+uint64_t pend_resolve(uint64_t ino);
+/* The kernel forgot committed @ino: drop an alias to its replacement. */
+void pend_forget_committed(uint64_t ino);
 /* The last release commits the file (or frees an unlinked one). */
 void pend_release(struct pfile *pf);
 void pend_forget(uint64_t ino, uint64_t n);
