@@ -273,11 +273,8 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	/* O_TRUNC of a committed file: a fresh pending file replaces it
 	 * (FUSE_CAP_ATOMIC_O_TRUNC: the kernel sends no SETATTR for it)
 	 */
-	if (!r && !of->pf && !fused.o.client && (fi->flags & O_TRUNC)) {
-		r = pend_replace(target, 0, &of->pf);
-		if (r > 0)
-			r = 0; /* already empty and open elsewhere: as it is */
-	}
+	if (!r && !of->pf && !fused.o.client && (fi->flags & O_TRUNC))
+		r = pend_replace(target, ino, 0, &of->pf);
 	if (!r && !of->pf && !(of->node = fused_hold_node(target)))
 		r = -ENOENT;
 	if (r) {

@@ -206,12 +206,12 @@ static int setattr_committed(uint64_t ino, const struct stat *st, int to_set)
  * @of: as open(O_TRUNC), a pending file replaces it, so that the writes
  * that follow can grow it. Open elsewhere, it stays a SETATTR entry.
  */
-static int replace_on_ftruncate(struct ofile *of)
+static int replace_on_ftruncate(struct ofile *of, uint64_t kernel_ino)
 {
 	struct pfile *pf;
-	int r = pend_replace(of->ino, 1, &pf);
+	int r = pend_replace(of->ino, kernel_ino, 1, &pf);
 
-	if (r == -ETXTBSY || r > 0)
+	if (r == -ETXTBSY)
 		return 0;
 	if (r)
 		return r;
@@ -235,7 +235,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		return;
 	ino = pend_resolve(ino);
 	if (of && of->node && (to_set & FUSE_SET_ATTR_SIZE) && attr->st_size == 0) {
-		r = replace_on_ftruncate(of);
+		r = replace_on_ftruncate(of, kernel_ino);
 		if (r < 0) {
 			fuse_reply_err(req, -r);
 			return;

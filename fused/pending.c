@@ -67,6 +67,13 @@ static void maybe_free(struct pfile *pf)
 	free(pf);
 }
 
+static void drop_alias(uint64_t ino);
+
+static bool is_pending(uint64_t ino)
+{
+	return ino & FUSED_PENDING_INO;
+}
+
 static struct pfile *find_name(uint64_t parent, const char *name)
 {
 	for (struct pfile *pf = fused.pend_live; pf; pf = pf->live_next)
@@ -121,6 +128,22 @@ void pend_stat(struct pfile *pf, struct stat *st)
 	pthread_mutex_unlock(&pf->mu);
 }
 
+/* A lookup answered with the inode a replacement is aliased under: the
+ * kernel's reference is counted where its forget will arrive.
+ */
+static void lookup_kernel_ino(struct pfile *pf)
+{
+	struct pfile *old = is_pending(pf->replaced_ino) ?
+			    find_ino(pf->replaced_ino) : NULL;
+
+	if (old) {
+		old->nlookup++;
+	} else {
+		pf->nlookup++;
+		pf->alias_lookups++;
+	}
+}
+
 int pend_lookup(uint64_t parent, const char *name, struct fuse_entry_param *e)
 {
 	struct pfile *pf;
@@ -130,6 +153,14 @@ int pend_lookup(uint64_t parent, const char *name, struct fuse_entry_param *e)
 	pf = find_name(parent, name);
 	if (pf) {
 		fill_entry(pf, e);
+		if (pf->replaced_ino) {
+			/* one kernel inode for the file, not two with
+			 * separately cached sizes: the one the open used
+			 */
+			pf->nlookup--;
+			e->ino = e->attr.st_ino = pf->replaced_ino;
+			lookup_kernel_ino(pf);
+		}
 		r = 0;
 	} else {
 		r = fused_lookup_committed(parent, name, e);
@@ -254,6 +285,7 @@ void pend_forget(uint64_t ino, uint64_t n)
 	struct pfile *pf;
 
 	pthread_mutex_lock(&fused.pend_mu);
+	drop_alias(ino);
 	pf = find_ino(ino);
 	if (pf) {
 		pf->nlookup = n > pf->nlookup ? 0 : pf->nlookup - n;
@@ -617,11 +649,6 @@ void pend_commit_all(void)
 
 /* ---- open(O_TRUNC) ------------------------------------------------------ */
 
-static bool is_pending(uint64_t ino)
-{
-	return ino & FUSED_PENDING_INO;
-}
-
 static struct pfile *find_alias(uint64_t ino)
 {
 	for (struct pfile *pf = fused.pend_alias; pf; pf = pf->alias_next)
@@ -658,7 +685,8 @@ static int replaced_node(uint64_t ino, char *path, size_t len, uint64_t *parent,
 	return r;
 }
 
-int pend_replace(uint64_t ino, unsigned own_opens, struct pfile **out)
+int pend_replace(uint64_t ino, uint64_t kernel_ino, unsigned own_opens,
+		 struct pfile **out)
 {
 	char path[FAMFS_PATH_MAX + 2];
 	struct famfs_err e = { 0 };
@@ -672,8 +700,7 @@ int pend_replace(uint64_t ino, unsigned own_opens, struct pfile **out)
 	pthread_mutex_lock(&fused.pend_mu);
 	r = replaced_node(ino, path, sizeof(path), &parent, &name, &a);
 	if (!r && fused_ofiles_count(ino) > own_opens)
-		/* others keep the committed map; an empty one needs nothing */
-		r = a.size ? -ETXTBSY : 1;
+		r = -ETXTBSY; /* the other descriptors keep the committed map */
 	if (!r && !log_has_room(path))
 		r = -ENOSPC;
 	if (!r) {
@@ -692,12 +719,16 @@ int pend_replace(uint64_t ino, unsigned own_opens, struct pfile **out)
 				  path);
 			r = -ENOMEM;
 		} else {
-			pf->replaced_ino = ino;
-			pf->nlookup++; /* the kernel's inode @ino refers here */
+			/* the kernel's inode stands for the new file: the
+			 * same inode the open and the name use (lookups of
+			 * the name answer with it too)
+			 */
+			drop_alias(kernel_ino);
+			pf->replaced_ino = kernel_ino;
+			pf->nlookup++;
 			pf->alias_next = fused.pend_alias;
 			fused.pend_alias = pf;
 			*out = pf;
-			fused_notify_entry(parent, name);
 		}
 	}
 	pthread_mutex_unlock(&fused.pend_mu);
@@ -717,28 +748,34 @@ int pend_open_trunc(struct pfile *pf)
 	return r;
 }
 
+/* The replacement the kernel's inode @ino stands for. */
+static struct pfile *alias_of(uint64_t ino)
+{
+	return find_alias(ino);
+}
+
 uint64_t pend_resolve(uint64_t ino)
 {
 	pthread_mutex_lock(&fused.pend_mu);
 	for (int hops = 0; hops < 64; hops++) {
-		struct pfile *pf = is_pending(ino) ? find_ino(ino) : find_alias(ino);
+		struct pfile *pf = alias_of(ino);
 
-		if (!pf)
-			break;
-		if (!is_pending(ino))
+		if (pf) {
 			ino = pf->ino;
-		else if (pf->committed_ino > 1)
-			ino = pf->committed_ino;
-		else
+			continue;
+		}
+		pf = is_pending(ino) ? find_ino(ino) : NULL;
+		if (!pf || pf->committed_ino <= 1)
 			break;
+		ino = pf->committed_ino;
 	}
 	pthread_mutex_unlock(&fused.pend_mu);
 	return ino;
 }
 
-void pend_forget_committed(uint64_t ino)
+/* The kernel forgot inode @ino: an alias keyed by it goes (pend_mu held). */
+static void drop_alias(uint64_t ino)
 {
-	pthread_mutex_lock(&fused.pend_mu);
 	for (struct pfile **pp = &fused.pend_alias; *pp; pp = &(*pp)->alias_next) {
 		struct pfile *pf = *pp;
 
@@ -747,10 +784,17 @@ void pend_forget_committed(uint64_t ino)
 		*pp = pf->alias_next;
 		pf->alias_next = NULL;
 		pf->replaced_ino = 0;
-		if (pf->nlookup)
-			pf->nlookup--;
+		pf->nlookup = pf->nlookup > 1 + pf->alias_lookups ?
+			      pf->nlookup - 1 - pf->alias_lookups : 0;
+		pf->alias_lookups = 0;
 		maybe_free(pf);
 		break;
 	}
+}
+
+void pend_forget_committed(uint64_t ino)
+{
+	pthread_mutex_lock(&fused.pend_mu);
+	drop_alias(ino);
 	pthread_mutex_unlock(&fused.pend_mu);
 }

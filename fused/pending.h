@@ -31,9 +31,10 @@ struct pfile {
 	uint64_t store_lo, store_hi; /* the file range they cover */
 	int store_err;               /* the first that failed: commit fails */
 	pthread_cond_t stores_done;
-	uint64_t replaced_ino;    /* pend_mu: the committed file an O_TRUNC
-				   * open replaced; the kernel's inode of that
-				   * file resolves here until it is forgotten */
+	uint64_t replaced_ino;    /* pend_mu: the kernel's inode of the file
+				   * an O_TRUNC open replaced; it stands for
+				   * this one until the kernel forgets it */
+	uint64_t alias_lookups;   /* pend_mu: lookups answered with it */
 	struct pfile *alias_next; /* fused.pend_alias while replaced_ino */
 	struct pfile *live_next;  /* fused.pend_live while uncommitted */
 	struct pfile *ino_next;   /* fused.pend_ino[] */
@@ -51,9 +52,11 @@ int pend_open(uint64_t ino, struct pfile **pf_out, uint64_t *committed);
 /* open(O_TRUNC) of committed regular file @ino on the master: the file is
  * deleted (DELETE entry) and a pending file with its name, mode and owner
  * takes its place, open once (*out), committed at close as any new file.
- * -ETXTBSY if the master has @ino open elsewhere (pass @own_opens = 0).
+ * -ETXTBSY if the master has @ino open elsewhere (more than @own_opens).
+ * The kernel's inode @kernel_ino (the open's) then stands for the new file.
  */
-int pend_replace(uint64_t ino, unsigned own_opens, struct pfile **out);
+int pend_replace(uint64_t ino, uint64_t kernel_ino, unsigned own_opens,
+		 struct pfile **out);
 /* O_TRUNC of an uncommitted file: size 0. */
 int pend_open_trunc(struct pfile *pf);
 /* The inode a kernel inode number stands for now: an inode an O_TRUNC
