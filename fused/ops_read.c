@@ -185,6 +185,8 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
+	if (!fused.o.client)
+		pthread_mutex_lock(&fused.pend_mu); /* no commit in between */
 	famfs_fs_rdlock(fused.fs);
 	dir = famfs_node_by_ino(fused.fs, ino);
 	if (!dir || !famfs_node_is_dir(dir)) {
@@ -203,6 +205,8 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	famfs_fs_unlock(fused.fs);
 	if (!r && !fused.o.client)
 		pend_foreach_in(ino, snap_add, d);
+	if (!fused.o.client)
+		pthread_mutex_unlock(&fused.pend_mu);
 	if (r) {
 		snap_free(d);
 		fuse_reply_err(req, r);

@@ -598,11 +598,9 @@ char *pend_xattr_map(uint64_t ino, uint64_t *committed, int *err)
 void pend_foreach_in(uint64_t dir, void (*fn)(void *, const char *, uint64_t),
 		     void *arg)
 {
-	pthread_mutex_lock(&fused.pend_mu);
 	for (struct pfile *pf = fused.pend_live; pf; pf = pf->live_next)
 		if (pf->parent == dir)
 			fn(arg, pf->name, pf->ino);
-	pthread_mutex_unlock(&fused.pend_mu);
 }
 
 int pend_set_commit_mode(uint64_t ino, bool commit_now)

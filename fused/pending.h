@@ -80,6 +80,9 @@ int pend_setattr(uint64_t ino, const struct stat *st, int to_set,
 		 struct stat *out, uint64_t *committed);
 /* JSON of user.famfs.map (malloc'ed), or *committed, or *err. */
 char *pend_xattr_map(uint64_t ino, uint64_t *committed, int *err);
+/* pend_mu held: taken before the committed children are read, so that a
+ * commit in between cannot hide a file from a listing.
+ */
 void pend_foreach_in(uint64_t dir, void (*fn)(void *, const char *, uint64_t),
 		     void *arg);
 void pend_stat(struct pfile *pf, struct stat *st);
