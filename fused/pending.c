@@ -33,8 +33,7 @@ static void live_unlink(struct pfile *pf)
 		}
 }
 
-/* Free @pf once nothing can reach it: no open, no kernel lookup, not live. */
-static void maybe_free(struct pfile *pf)
+void pend_maybe_free(struct pfile *pf)
 {
 	if (!pf->opens) {
 		/* a write acknowledged just before the last close may still
@@ -67,12 +66,6 @@ static void maybe_free(struct pfile *pf)
 	free(pf);
 }
 
-static void drop_alias(uint64_t ino);
-
-static bool is_pending(uint64_t ino)
-{
-	return ino & FUSED_PENDING_INO;
-}
 
 static struct pfile *find_name(uint64_t parent, const char *name)
 {
@@ -82,7 +75,7 @@ static struct pfile *find_name(uint64_t parent, const char *name)
 	return NULL;
 }
 
-static struct pfile *find_ino(uint64_t ino)
+struct pfile *pend_find_ino(uint64_t ino)
 {
 	for (struct pfile *pf = *ino_bucket(ino); pf; pf = pf->ino_next)
 		if (pf->ino == ino)
@@ -128,22 +121,6 @@ void pend_stat(struct pfile *pf, struct stat *st)
 	pthread_mutex_unlock(&pf->mu);
 }
 
-/* A lookup answered with the inode a replacement is aliased under: the
- * kernel's reference is counted where its forget will arrive.
- */
-static void lookup_kernel_ino(struct pfile *pf)
-{
-	struct pfile *old = is_pending(pf->replaced_ino) ?
-			    find_ino(pf->replaced_ino) : NULL;
-
-	if (old) {
-		old->nlookup++;
-	} else {
-		pf->nlookup++;
-		pf->alias_lookups++;
-	}
-}
-
 int pend_lookup(uint64_t parent, const char *name, struct fuse_entry_param *e)
 {
 	struct pfile *pf;
@@ -159,7 +136,7 @@ int pend_lookup(uint64_t parent, const char *name, struct fuse_entry_param *e)
 			 */
 			pf->nlookup--;
 			e->ino = e->attr.st_ino = pf->replaced_ino;
-			lookup_kernel_ino(pf);
+			pend_alias_lookup(pf);
 		}
 		r = 0;
 	} else {
@@ -169,8 +146,7 @@ int pend_lookup(uint64_t parent, const char *name, struct fuse_entry_param *e)
 	return r;
 }
 
-/* A new uncommitted file in the table (pend_mu held), or NULL. */
-static struct pfile *pfile_new(uint64_t parent, const char *name, uint32_t mode,
+struct pfile *pend_new_locked(uint64_t parent, const char *name, uint32_t mode,
 			       uint32_t uid, uint32_t gid, bool open)
 {
 	struct pfile *pf = calloc(1, sizeof(*pf));
@@ -195,10 +171,7 @@ static struct pfile *pfile_new(uint64_t parent, const char *name, uint32_t mode,
 	return pf;
 }
 
-/* A FILE entry for @path must fit the log: else the commit would only
- * fail after the data.
- */
-static bool log_has_room(const char *path)
+bool pend_log_has_room(const char *path)
 {
 	struct famfs_log_status ls;
 
@@ -218,7 +191,7 @@ int pend_create(uint64_t parent, const char *name, uint32_t mode,
 	r = fused_child_path(parent, name, path, sizeof(path));
 	if (r)
 		return r;
-	if (!log_has_room(path))
+	if (!pend_log_has_room(path))
 		return -ENOSPC;
 	pthread_mutex_lock(&fused.pend_mu);
 	if (find_name(parent, name)) {
@@ -230,7 +203,7 @@ int pend_create(uint64_t parent, const char *name, uint32_t mode,
 		pthread_mutex_unlock(&fused.pend_mu);
 		return r ? r : -EEXIST;
 	}
-	pf = pfile_new(parent, name, mode, uid, gid, open);
+	pf = pend_new_locked(parent, name, mode, uid, gid, open);
 	if (!pf) {
 		pthread_mutex_unlock(&fused.pend_mu);
 		return -ENOMEM;
@@ -248,7 +221,7 @@ int pend_getattr(uint64_t ino, struct stat *st)
 	uint64_t cino = 0;
 
 	pthread_mutex_lock(&fused.pend_mu);
-	pf = find_ino(ino);
+	pf = pend_find_ino(ino);
 	if (pf && pf->committed_ino)
 		cino = pf->committed_ino;
 	else if (pf)
@@ -267,7 +240,7 @@ int pend_open(uint64_t ino, struct pfile **pf_out, uint64_t *committed)
 	*pf_out = NULL;
 	*committed = 0;
 	pthread_mutex_lock(&fused.pend_mu);
-	pf = find_ino(ino);
+	pf = pend_find_ino(ino);
 	if (!pf || (pf->unlinked && !pf->opens))
 		r = -ENOENT;
 	else if (pf->committed_ino)
@@ -285,11 +258,11 @@ void pend_forget(uint64_t ino, uint64_t n)
 	struct pfile *pf;
 
 	pthread_mutex_lock(&fused.pend_mu);
-	drop_alias(ino);
-	pf = find_ino(ino);
+	pend_drop_alias(ino);
+	pf = pend_find_ino(ino);
 	if (pf) {
 		pf->nlookup = n > pf->nlookup ? 0 : pf->nlookup - n;
-		maybe_free(pf);
+		pend_maybe_free(pf);
 	}
 	pthread_mutex_unlock(&fused.pend_mu);
 }
@@ -392,7 +365,7 @@ void pend_release(struct pfile *pf)
 		else
 			(void)commit(pf);
 	}
-	maybe_free(pf);
+	pend_maybe_free(pf);
 	pthread_mutex_unlock(&fused.pend_mu);
 }
 
@@ -405,7 +378,7 @@ int pend_unlink(uint64_t parent, const char *name)
 	if (pf) {
 		live_unlink(pf);
 		pf->unlinked = true;
-		maybe_free(pf);
+		pend_maybe_free(pf);
 	}
 	pthread_mutex_unlock(&fused.pend_mu);
 	return pf ? 0 : -ENOENT;
@@ -453,7 +426,7 @@ static int move_pending(struct pfile *pf, uint64_t newparent,
 	if (victim) {
 		live_unlink(victim);
 		victim->unlinked = true;
-		maybe_free(victim);
+		pend_maybe_free(victim);
 	}
 	free(pf->name);
 	pf->name = dup;
@@ -490,7 +463,7 @@ static int move_committed(const char *oldpath, uint64_t newparent,
 	if (victim) {
 		live_unlink(victim);
 		victim->unlinked = true;
-		maybe_free(victim);
+		pend_maybe_free(victim);
 	}
 	return 0;
 }
@@ -526,7 +499,7 @@ int pend_setattr(uint64_t ino, const struct stat *st, int to_set,
 
 	*committed = 0;
 	pthread_mutex_lock(&fused.pend_mu);
-	pf = find_ino(ino);
+	pf = pend_find_ino(ino);
 	if (!pf) {
 		pthread_mutex_unlock(&fused.pend_mu);
 		return -ENOENT;
@@ -576,7 +549,7 @@ char *pend_xattr_map(uint64_t ino, uint64_t *committed, int *err)
 	*committed = 0;
 	*err = 0;
 	pthread_mutex_lock(&fused.pend_mu);
-	pf = find_ino(ino);
+	pf = pend_find_ino(ino);
 	if (!pf) {
 		*err = -ENOENT;
 	} else if (pf->committed_ino) {
@@ -609,7 +582,7 @@ int pend_set_commit_mode(uint64_t ino, bool commit_now)
 	int r = 0;
 
 	pthread_mutex_lock(&fused.pend_mu);
-	pf = find_ino(ino);
+	pf = pend_find_ino(ino);
 	if (!pf || pf->committed_ino || pf->unlinked || !pf->opens ||
 	    (commit_now && !pf->explicit_commit))
 		r = -EINVAL;
@@ -642,157 +615,5 @@ void pend_commit_all(void)
 		pf->opens = 0;
 		(void)commit(pf);
 	}
-	pthread_mutex_unlock(&fused.pend_mu);
-}
-
-/* ---- open(O_TRUNC) ------------------------------------------------------ */
-
-static struct pfile *find_alias(uint64_t ino)
-{
-	for (struct pfile *pf = fused.pend_alias; pf; pf = pf->alias_next)
-		if (pf->replaced_ino == ino)
-			return pf;
-	return NULL;
-}
-
-/* What the O_TRUNC open replaces: its path, parent and attributes. */
-static int replaced_node(uint64_t ino, char *path, size_t len, uint64_t *parent,
-			 char **name, struct famfs_attr *a)
-{
-	struct famfs_node *n, *dir;
-	struct famfs_attr pa;
-	int r = 0;
-
-	famfs_fs_rdlock(fused.fs);
-	n = famfs_node_by_ino(fused.fs, ino);
-	dir = n ? famfs_node_parent(n) : NULL;
-	if (!n || !dir)
-		r = -ENOENT;
-	else if (famfs_node_is_dir(n))
-		r = -EISDIR;
-	else if (famfs_node_path(n, path, len) < 0)
-		r = -ENAMETOOLONG;
-	else if (!(*name = strdup(famfs_node_name(n))))
-		r = -ENOMEM;
-	if (!r) {
-		famfs_node_attr(n, a);
-		famfs_node_attr(dir, &pa);
-		*parent = pa.ino;
-	}
-	famfs_fs_unlock(fused.fs);
-	return r;
-}
-
-int pend_replace(uint64_t ino, uint64_t kernel_ino, unsigned own_opens,
-		 struct pfile **out)
-{
-	char path[FAMFS_PATH_MAX + 2];
-	struct famfs_err e = { 0 };
-	struct famfs_attr a;
-	struct pfile *pf;
-	char *name = NULL;
-	uint64_t parent = 0;
-	int r;
-
-	*out = NULL;
-	pthread_mutex_lock(&fused.pend_mu);
-	r = replaced_node(ino, path, sizeof(path), &parent, &name, &a);
-	if (!r && fused_ofiles_count(ino) > own_opens)
-		r = -ETXTBSY; /* the other descriptors keep the committed map */
-	if (!r && !log_has_room(path))
-		r = -ENOSPC;
-	if (!r) {
-		/* the master's own holds are gone; clients' holds keep the
-		 * space (the delete rules, docs/format.md)
-		 */
-		r = famfs_unlink(fused.fs, path, &e);
-		if (r)
-			fused_log("open(O_TRUNC) of %s: delete: %s", path, e.msg);
-	}
-	if (!r) {
-		pf = pfile_new(parent, name, a.mode, a.uid, a.gid, true);
-		if (!pf) {
-			/* deleted, not replaced: as a crash before the commit */
-			fused_log("open(O_TRUNC) of %s: out of memory, file deleted",
-				  path);
-			r = -ENOMEM;
-		} else {
-			/* the kernel's inode stands for the new file: the
-			 * same inode the open and the name use (lookups of
-			 * the name answer with it too)
-			 */
-			drop_alias(kernel_ino);
-			pf->replaced_ino = kernel_ino;
-			pf->nlookup++;
-			pf->alias_next = fused.pend_alias;
-			fused.pend_alias = pf;
-			*out = pf;
-		}
-	}
-	pthread_mutex_unlock(&fused.pend_mu);
-	free(name);
-	return r;
-}
-
-int pend_open_trunc(struct pfile *pf)
-{
-	int r = pend_truncate(pf, 0);
-
-	if (!r) {
-		pthread_mutex_lock(&pf->mu);
-		pf->mtime_ns = pf->ctime_ns = famfs_now_ns();
-		pthread_mutex_unlock(&pf->mu);
-	}
-	return r;
-}
-
-/* The replacement the kernel's inode @ino stands for. */
-static struct pfile *alias_of(uint64_t ino)
-{
-	return find_alias(ino);
-}
-
-uint64_t pend_resolve(uint64_t ino)
-{
-	pthread_mutex_lock(&fused.pend_mu);
-	for (int hops = 0; hops < 64; hops++) {
-		struct pfile *pf = alias_of(ino);
-
-		if (pf) {
-			ino = pf->ino;
-			continue;
-		}
-		pf = is_pending(ino) ? find_ino(ino) : NULL;
-		if (!pf || pf->committed_ino <= 1)
-			break;
-		ino = pf->committed_ino;
-	}
-	pthread_mutex_unlock(&fused.pend_mu);
-	return ino;
-}
-
-/* The kernel forgot inode @ino: an alias keyed by it goes (pend_mu held). */
-static void drop_alias(uint64_t ino)
-{
-	for (struct pfile **pp = &fused.pend_alias; *pp; pp = &(*pp)->alias_next) {
-		struct pfile *pf = *pp;
-
-		if (pf->replaced_ino != ino)
-			continue;
-		*pp = pf->alias_next;
-		pf->alias_next = NULL;
-		pf->replaced_ino = 0;
-		pf->nlookup = pf->nlookup > 1 + pf->alias_lookups ?
-			      pf->nlookup - 1 - pf->alias_lookups : 0;
-		pf->alias_lookups = 0;
-		maybe_free(pf);
-		break;
-	}
-}
-
-void pend_forget_committed(uint64_t ino)
-{
-	pthread_mutex_lock(&fused.pend_mu);
-	drop_alias(ino);
 	pthread_mutex_unlock(&fused.pend_mu);
 }

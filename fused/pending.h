@@ -98,6 +98,24 @@ int pend_set_commit_mode(uint64_t ino, bool commit_now);
 /* At shutdown: commit what was written but never released. */
 void pend_commit_all(void);
 
+/* ---- shared by pending.c and pending_trunc.c; pend_mu held ------------- */
+struct pfile *pend_find_ino(uint64_t ino);
+/* Free @pf once nothing can reach it: no open, no kernel lookup, not live. */
+void pend_maybe_free(struct pfile *pf);
+/* A new uncommitted file in the table, or NULL. */
+struct pfile *pend_new_locked(uint64_t parent, const char *name, uint32_t mode,
+			      uint32_t uid, uint32_t gid, bool open);
+/* A FILE entry for @path fits the log: else the commit would only fail
+ * after the data.
+ */
+bool pend_log_has_room(const char *path);
+/* The kernel forgot inode @ino: an alias keyed by it goes. */
+void pend_drop_alias(uint64_t ino);
+/* A lookup of a replacement answered with its alias inode: count the
+ * kernel's reference where its forget will arrive.
+ */
+void pend_alias_lookup(struct pfile *pf);
+
 /* ---- data (pending_data.c); each takes pf->mu except trim --------------- */
 /* A write in two steps: pend_write_begin reserves the space, zeros a gap,
  * sets the size and returns @len (or a negative errno: nothing changed);
