@@ -35,6 +35,7 @@ static void live_unlink(struct pfile *pf)
 
 void pend_maybe_free(struct pfile *pf)
 {
+	pend_alias_settle(pf);
 	if (!pf->opens) {
 		/* a write acknowledged just before the last close may still
 		 * be storing into the space (and will touch pf)

@@ -35,6 +35,7 @@ struct pfile {
 				   * an O_TRUNC open replaced; it stands for
 				   * this one until the kernel forgets it */
 	uint64_t alias_lookups;   /* pend_mu: lookups answered with it */
+	bool alias_forgotten;     /* pend_mu: its FORGET came while pending */
 	struct pfile *alias_next; /* fused.pend_alias while replaced_ino */
 	struct pfile *live_next;  /* fused.pend_live while uncommitted */
 	struct pfile *ino_next;   /* fused.pend_ino[] */
@@ -109,8 +110,11 @@ struct pfile *pend_new_locked(uint64_t parent, const char *name, uint32_t mode,
  * after the data.
  */
 bool pend_log_has_room(const char *path);
-/* The kernel forgot inode @ino: an alias keyed by it goes. */
+/* The kernel forgot inode @ino: an alias keyed by it goes (once its
+ * file is committed or dropped: pend_alias_settle from pend_maybe_free).
+ */
 void pend_drop_alias(uint64_t ino);
+void pend_alias_settle(struct pfile *pf);
 /* A lookup of a replacement answered with its alias inode: count the
  * kernel's reference where its forget will arrive.
  */

@@ -29,6 +29,23 @@ static struct pfile *find_alias(uint64_t ino)
 	return NULL;
 }
 
+/* Take @pf's alias off the list and drop its reference (pend_mu held). */
+static void alias_unlink(struct pfile *pf)
+{
+	for (struct pfile **pp = &fused.pend_alias; *pp; pp = &(*pp)->alias_next) {
+		if (*pp != pf)
+			continue;
+		*pp = pf->alias_next;
+		break;
+	}
+	pf->alias_next = NULL;
+	pf->replaced_ino = 0;
+	pf->alias_forgotten = false;
+	pf->nlookup = pf->nlookup > 1 + pf->alias_lookups ?
+		      pf->nlookup - 1 - pf->alias_lookups : 0;
+	pf->alias_lookups = 0;
+}
+
 /* What the O_TRUNC open replaces: its path, parent and attributes. */
 static int replaced_node(uint64_t ino, char *path, size_t len, uint64_t *parent,
 			 char **name, struct famfs_attr *a)
@@ -98,8 +115,13 @@ int pend_replace(uint64_t ino, uint64_t kernel_ino, unsigned own_opens,
 			struct pfile *prev = find_alias(kernel_ino);
 			uint64_t refs = prev ? prev->alias_lookups : 0;
 
-			/* an earlier replacement's references move here */
-			pend_drop_alias(kernel_ino);
+			/* an earlier (committed) replacement's references
+			 * move here
+			 */
+			if (prev) {
+				alias_unlink(prev);
+				pend_maybe_free(prev);
+			}
 			pf->replaced_ino = kernel_ino;
 			pf->alias_lookups = refs;
 			pf->nlookup += 1 + refs;
@@ -144,22 +166,30 @@ uint64_t pend_resolve(uint64_t ino)
 	return ino;
 }
 
+/* While the replacement is uncommitted, lookups of its name answer with
+ * the alias: a FORGET of it may be for an incarnation the kernel evicted
+ * before such an answer, so the alias stays until the file is committed
+ * or dropped (pend_alias_settle).
+ */
 void pend_drop_alias(uint64_t ino)
 {
-	for (struct pfile **pp = &fused.pend_alias; *pp; pp = &(*pp)->alias_next) {
-		struct pfile *pf = *pp;
+	struct pfile *pf = find_alias(ino);
 
-		if (pf->replaced_ino != ino)
-			continue;
-		*pp = pf->alias_next;
-		pf->alias_next = NULL;
-		pf->replaced_ino = 0;
-		pf->nlookup = pf->nlookup > 1 + pf->alias_lookups ?
-			      pf->nlookup - 1 - pf->alias_lookups : 0;
-		pf->alias_lookups = 0;
-		pend_maybe_free(pf);
-		break;
+	if (!pf)
+		return;
+	if (!pf->committed_ino && !pf->unlinked) {
+		pf->alias_forgotten = true;
+		return;
 	}
+	alias_unlink(pf);
+	pend_maybe_free(pf);
+}
+
+void pend_alias_settle(struct pfile *pf)
+{
+	if (pf->replaced_ino && pf->alias_forgotten &&
+	    (pf->committed_ino || pf->unlinked))
+		alias_unlink(pf);
 }
 
 void pend_forget_committed(uint64_t ino)
