@@ -139,6 +139,17 @@ void fused_ofile_free(struct ofile *of)
 	free(of);
 }
 
+unsigned fused_ofiles_count(uint64_t ino)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&ofiles_mu);
+	for (struct ofile *of = ofiles; of; of = of->next)
+		n += of->node && of->ino == ino;
+	pthread_mutex_unlock(&ofiles_mu);
+	return n;
+}
+
 void fused_ofiles_free_all(void)
 {
 	pthread_mutex_lock(&ofiles_mu);

@@ -202,14 +202,35 @@ static void *notifier(void *arg)
 	return NULL;
 }
 
-/* Say once what is wrong at the log's tail; replay keeps what is valid. */
+/* A bad tail is usually the master's append caught half-way: the next
+ * poll finds it valid. Only a tail that stays the same bad bytes this long
+ * is reported.
+ */
+#define TORN_REPORT_NS (500ULL * 1000000ULL)
+
+/* True once the same torn tail has been seen for TORN_REPORT_NS. */
+static bool torn_tail_persists(const char *reason)
+{
+	static char seen[sizeof(fused.last_tail_reason)];
+	static uint64_t since_ns;
+	uint64_t now = famfs_now_ns();
+
+	if (strcmp(reason, seen)) {
+		snprintf(seen, sizeof(seen), "%s", reason);
+		since_ns = now;
+	}
+	return now - since_ns >= TORN_REPORT_NS;
+}
+
+/* Say once what stays wrong at the log's tail; replay keeps what is valid. */
 static void report_log(void)
 {
 	struct famfs_log_status ls;
 
 	famfs_log_status(fused.fs, &ls);
 	if (ls.tail_state == FAMFS_TAIL_TORN &&
-	    strcmp(ls.tail_reason, fused.last_tail_reason)) {
+	    strcmp(ls.tail_reason, fused.last_tail_reason) &&
+	    torn_tail_persists(ls.tail_reason)) {
 		fused_log("log: stopped at a bad entry (%s); serving the %llu "
 			  "valid entries, will apply more once it is valid",
 			  ls.tail_reason, (unsigned long long)ls.entries);

@@ -57,6 +57,7 @@ struct fused {
 	struct pfile *pend_live;         /* uncommitted, reachable by name */
 	struct pfile *pend_ino[1024];    /* every record, by provisional ino */
 	uint64_t pend_next;
+	struct pfile *pend_alias;        /* replacements by O_TRUNC (replaced_ino) */
 
 	/* kernel notices, sent by the notifier thread (follow.c) */
 	pthread_mutex_t q_mu;
@@ -85,6 +86,8 @@ struct ofile {
 struct ofile *fused_ofile_new(void);
 void fused_ofile_free(struct ofile *of);
 void fused_ofiles_free_all(void);
+/* attr.c: how many handles the master has open on committed @ino */
+unsigned fused_ofiles_count(uint64_t ino);
 /* attr.c: a master's write-only open skips the page cache, and so does a
  * read-write open where the kernel keeps mmap of it coherent (docs/fuse.md)
  */

@@ -24,6 +24,20 @@ static bool is_pending(uint64_t ino)
 	return !fused.o.client && (ino & FUSED_PENDING_INO);
 }
 
+/* The master: the inode a kernel inode number stands for now (pending.h) */
+static uint64_t resolve(uint64_t ino)
+{
+	return fused.o.client ? ino : pend_resolve(ino);
+}
+
+static void forget_one(uint64_t ino, uint64_t n)
+{
+	if (is_pending(ino))
+		pend_forget(ino, n);
+	else if (!fused.o.client)
+		pend_forget_committed(ino);
+}
+
 static void op_init(void *ud, struct fuse_conn_info *conn)
 {
 	(void)ud;
@@ -75,8 +89,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t n)
 {
-	if (is_pending(ino))
-		pend_forget(ino, n);
+	forget_one(ino, n);
 	fuse_reply_none(req);
 }
 
@@ -84,8 +97,7 @@ static void op_forget_multi(fuse_req_t req, size_t count,
 			    struct fuse_forget_data *f)
 {
 	for (size_t i = 0; i < count; i++)
-		if (is_pending(f[i].ino))
-			pend_forget(f[i].ino, f[i].nlookup);
+		forget_one(f[i].ino, f[i].nlookup);
 	fuse_reply_none(req);
 }
 
@@ -95,6 +107,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	int r;
 
 	(void)fi;
+	ino = resolve(ino);
 	r = is_pending(ino) ? pend_getattr(ino, &st) : fused_node_stat(ino, &st);
 	if (r)
 		fuse_reply_err(req, -r);
@@ -172,6 +185,8 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
+	if (!fused.o.client)
+		pthread_mutex_lock(&fused.pend_mu); /* no commit in between */
 	famfs_fs_rdlock(fused.fs);
 	dir = famfs_node_by_ino(fused.fs, ino);
 	if (!dir || !famfs_node_is_dir(dir)) {
@@ -190,6 +205,8 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	famfs_fs_unlock(fused.fs);
 	if (!r && !fused.o.client)
 		pend_foreach_in(ino, snap_add, d);
+	if (!fused.o.client)
+		pthread_mutex_unlock(&fused.pend_mu);
 	if (r) {
 		snap_free(d);
 		fuse_reply_err(req, r);
@@ -246,13 +263,22 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	if (fused.o.client && (fi->flags & O_ACCMODE) != O_RDONLY)
 		r = -EROFS;
-	if (!r && is_pending(ino)) {
+	target = resolve(ino);
+	if (!r && is_pending(target)) {
 		uint64_t committed;
 
-		r = pend_open(ino, &of->pf, &committed);
+		r = pend_open(target, &of->pf, &committed);
 		if (!r && committed)
 			target = committed;
+		if (!r && of->pf && (fi->flags & O_TRUNC) &&
+		    (r = pend_open_trunc(of->pf)))
+			pend_release(of->pf);
 	}
+	/* O_TRUNC of a committed file: a fresh pending file replaces it
+	 * (FUSE_CAP_ATOMIC_O_TRUNC: the kernel sends no SETATTR for it)
+	 */
+	if (!r && !of->pf && !fused.o.client && (fi->flags & O_TRUNC))
+		r = pend_replace(target, ino, 0, &of->pf);
 	if (!r && !of->pf && !(of->node = fused_hold_node(target)))
 		r = -ENOENT;
 	if (r) {
@@ -260,7 +286,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, -r);
 		return;
 	}
-	of->ino = target;
+	of->ino = of->pf ? of->pf->ino : target;
 	fi->fh = (uintptr_t)of;
 	if (fused.o.client && of->node) {
 		/* committed files never change size: keep pages across opens */
@@ -454,10 +480,11 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		json = fused_devices_json();
 		err = json ? 0 : -ENOMEM;
 	} else if (!strcmp(name, XATTR_PATH)) {
-		json = node_path(ino, &err);
+		json = node_path(resolve(ino), &err);
 	} else if (!strcmp(name, XATTR_MAP)) {
 		uint64_t committed = 0;
 
+		ino = resolve(ino);
 		if (is_pending(ino))
 			json = pend_xattr_map(ino, &committed, &err);
 		else

@@ -202,16 +202,48 @@ static int setattr_committed(uint64_t ino, const struct stat *st, int to_set)
 	return r;
 }
 
+/* ftruncate(fd, 0) of a committed file the master has open only through
+ * @of: as open(O_TRUNC), a pending file replaces it, so that the writes
+ * that follow can grow it. Open elsewhere, it stays a SETATTR entry.
+ */
+static int replace_on_ftruncate(struct ofile *of, uint64_t kernel_ino)
+{
+	struct pfile *pf;
+	int r = pend_replace(of->ino, kernel_ino, 1, &pf);
+
+	if (r == -ETXTBSY)
+		return 0;
+	if (r)
+		return r;
+	fused_release_node(of->node);
+	of->node = NULL;
+	of->pf = pf;
+	of->ino = pf->ino;
+	return 0;
+}
+
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		       int to_set, struct fuse_file_info *fi)
 {
+	struct ofile *of = fi ? (void *)(uintptr_t)fi->fh : NULL;
+	uint64_t kernel_ino = ino;
 	struct stat out;
-	uint64_t cino = ino;
+	uint64_t cino;
 	int r = 0;
 
-	(void)fi;
 	if (refuse_client(req))
 		return;
+	ino = pend_resolve(ino);
+	if (of && of->node && (to_set & FUSE_SET_ATTR_SIZE) && attr->st_size == 0) {
+		r = replace_on_ftruncate(of, kernel_ino);
+		if (r < 0) {
+			fuse_reply_err(req, -r);
+			return;
+		}
+		if (of->pf)
+			ino = of->pf->ino;
+	}
+	cino = ino;
 	if (is_pending(ino)) {
 		r = pend_setattr(ino, attr, to_set, &out, &cino);
 		if (r || !cino) {
@@ -229,7 +261,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		fuse_reply_err(req, -r);
 		return;
 	}
-	out.st_ino = ino;
+	out.st_ino = kernel_ino;
 	fuse_reply_attr(req, &out, fused.entry_timeout);
 }
 
@@ -395,6 +427,7 @@ static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		fuse_reply_err(req, ENOTSUP);
 		return;
 	}
+	ino = pend_resolve(ino);
 	if (!is_pending(ino)) {
 		fuse_reply_err(req, EINVAL); /* committed, or a directory */
 		return;

@@ -33,9 +33,9 @@ static void live_unlink(struct pfile *pf)
 		}
 }
 
-/* Free @pf once nothing can reach it: no open, no kernel lookup, not live. */
-static void maybe_free(struct pfile *pf)
+void pend_maybe_free(struct pfile *pf)
 {
+	pend_alias_settle(pf);
 	if (!pf->opens) {
 		/* a write acknowledged just before the last close may still
 		 * be storing into the space (and will touch pf)
@@ -67,6 +67,7 @@ static void maybe_free(struct pfile *pf)
 	free(pf);
 }
 
+
 static struct pfile *find_name(uint64_t parent, const char *name)
 {
 	for (struct pfile *pf = fused.pend_live; pf; pf = pf->live_next)
@@ -75,7 +76,7 @@ static struct pfile *find_name(uint64_t parent, const char *name)
 	return NULL;
 }
 
-static struct pfile *find_ino(uint64_t ino)
+struct pfile *pend_find_ino(uint64_t ino)
 {
 	for (struct pfile *pf = *ino_bucket(ino); pf; pf = pf->ino_next)
 		if (pf->ino == ino)
@@ -130,6 +131,14 @@ int pend_lookup(uint64_t parent, const char *name, struct fuse_entry_param *e)
 	pf = find_name(parent, name);
 	if (pf) {
 		fill_entry(pf, e);
+		if (pf->replaced_ino) {
+			/* one kernel inode for the file, not two with
+			 * separately cached sizes: the one the open used
+			 */
+			pf->nlookup--;
+			e->ino = e->attr.st_ino = pf->replaced_ino;
+			pend_alias_lookup(pf);
+		}
 		r = 0;
 	} else {
 		r = fused_lookup_committed(parent, name, e);
@@ -138,38 +147,14 @@ int pend_lookup(uint64_t parent, const char *name, struct fuse_entry_param *e)
 	return r;
 }
 
-int pend_create(uint64_t parent, const char *name, uint32_t mode,
-		uint32_t uid, uint32_t gid, bool open, struct pfile **out,
-		struct fuse_entry_param *e)
+struct pfile *pend_new_locked(uint64_t parent, const char *name, uint32_t mode,
+			       uint32_t uid, uint32_t gid, bool open)
 {
-	char path[FAMFS_PATH_MAX + 2];
-	struct fuse_entry_param tmp;
-	struct famfs_log_status ls;
-	struct pfile *pf;
-	int r;
+	struct pfile *pf = calloc(1, sizeof(*pf));
 
-	r = fused_child_path(parent, name, path, sizeof(path));
-	if (r)
-		return r;
-	/* a full log would only fail at the commit, after the data */
-	famfs_log_status(fused.fs, &ls);
-	if (ls.used_bytes + 56 + 40 + 64 * 24 + strlen(path) + 8 > ls.size_bytes)
-		return -ENOSPC;
-	pthread_mutex_lock(&fused.pend_mu);
-	if (find_name(parent, name)) {
-		pthread_mutex_unlock(&fused.pend_mu);
-		return -EEXIST;
-	}
-	r = fused_lookup_committed(parent, name, &tmp);
-	if (r != -ENOENT) {
-		pthread_mutex_unlock(&fused.pend_mu);
-		return r ? r : -EEXIST;
-	}
-	pf = calloc(1, sizeof(*pf));
 	if (!pf || !(pf->name = strdup(name))) {
 		free(pf);
-		pthread_mutex_unlock(&fused.pend_mu);
-		return -ENOMEM;
+		return NULL;
 	}
 	pthread_mutex_init(&pf->mu, NULL);
 	pthread_cond_init(&pf->stores_done, NULL);
@@ -184,6 +169,46 @@ int pend_create(uint64_t parent, const char *name, uint32_t mode,
 	fused.pend_live = pf;
 	pf->ino_next = *ino_bucket(pf->ino);
 	*ino_bucket(pf->ino) = pf;
+	return pf;
+}
+
+bool pend_log_has_room(const char *path)
+{
+	struct famfs_log_status ls;
+
+	famfs_log_status(fused.fs, &ls);
+	return ls.used_bytes + 56 + 40 + 64 * 24 + strlen(path) + 8 <= ls.size_bytes;
+}
+
+int pend_create(uint64_t parent, const char *name, uint32_t mode,
+		uint32_t uid, uint32_t gid, bool open, struct pfile **out,
+		struct fuse_entry_param *e)
+{
+	char path[FAMFS_PATH_MAX + 2];
+	struct fuse_entry_param tmp;
+	struct pfile *pf;
+	int r;
+
+	r = fused_child_path(parent, name, path, sizeof(path));
+	if (r)
+		return r;
+	if (!pend_log_has_room(path))
+		return -ENOSPC;
+	pthread_mutex_lock(&fused.pend_mu);
+	if (find_name(parent, name)) {
+		pthread_mutex_unlock(&fused.pend_mu);
+		return -EEXIST;
+	}
+	r = fused_lookup_committed(parent, name, &tmp);
+	if (r != -ENOENT) {
+		pthread_mutex_unlock(&fused.pend_mu);
+		return r ? r : -EEXIST;
+	}
+	pf = pend_new_locked(parent, name, mode, uid, gid, open);
+	if (!pf) {
+		pthread_mutex_unlock(&fused.pend_mu);
+		return -ENOMEM;
+	}
 	fill_entry(pf, e);
 	if (out)
 		*out = pf;
@@ -197,7 +222,7 @@ int pend_getattr(uint64_t ino, struct stat *st)
 	uint64_t cino = 0;
 
 	pthread_mutex_lock(&fused.pend_mu);
-	pf = find_ino(ino);
+	pf = pend_find_ino(ino);
 	if (pf && pf->committed_ino)
 		cino = pf->committed_ino;
 	else if (pf)
@@ -216,7 +241,7 @@ int pend_open(uint64_t ino, struct pfile **pf_out, uint64_t *committed)
 	*pf_out = NULL;
 	*committed = 0;
 	pthread_mutex_lock(&fused.pend_mu);
-	pf = find_ino(ino);
+	pf = pend_find_ino(ino);
 	if (!pf || (pf->unlinked && !pf->opens))
 		r = -ENOENT;
 	else if (pf->committed_ino)
@@ -234,10 +259,11 @@ void pend_forget(uint64_t ino, uint64_t n)
 	struct pfile *pf;
 
 	pthread_mutex_lock(&fused.pend_mu);
-	pf = find_ino(ino);
+	pend_drop_alias(ino);
+	pf = pend_find_ino(ino);
 	if (pf) {
 		pf->nlookup = n > pf->nlookup ? 0 : pf->nlookup - n;
-		maybe_free(pf);
+		pend_maybe_free(pf);
 	}
 	pthread_mutex_unlock(&fused.pend_mu);
 }
@@ -340,7 +366,7 @@ void pend_release(struct pfile *pf)
 		else
 			(void)commit(pf);
 	}
-	maybe_free(pf);
+	pend_maybe_free(pf);
 	pthread_mutex_unlock(&fused.pend_mu);
 }
 
@@ -353,7 +379,7 @@ int pend_unlink(uint64_t parent, const char *name)
 	if (pf) {
 		live_unlink(pf);
 		pf->unlinked = true;
-		maybe_free(pf);
+		pend_maybe_free(pf);
 	}
 	pthread_mutex_unlock(&fused.pend_mu);
 	return pf ? 0 : -ENOENT;
@@ -401,7 +427,7 @@ static int move_pending(struct pfile *pf, uint64_t newparent,
 	if (victim) {
 		live_unlink(victim);
 		victim->unlinked = true;
-		maybe_free(victim);
+		pend_maybe_free(victim);
 	}
 	free(pf->name);
 	pf->name = dup;
@@ -438,7 +464,7 @@ static int move_committed(const char *oldpath, uint64_t newparent,
 	if (victim) {
 		live_unlink(victim);
 		victim->unlinked = true;
-		maybe_free(victim);
+		pend_maybe_free(victim);
 	}
 	return 0;
 }
@@ -474,7 +500,7 @@ int pend_setattr(uint64_t ino, const struct stat *st, int to_set,
 
 	*committed = 0;
 	pthread_mutex_lock(&fused.pend_mu);
-	pf = find_ino(ino);
+	pf = pend_find_ino(ino);
 	if (!pf) {
 		pthread_mutex_unlock(&fused.pend_mu);
 		return -ENOENT;
@@ -524,7 +550,7 @@ char *pend_xattr_map(uint64_t ino, uint64_t *committed, int *err)
 	*committed = 0;
 	*err = 0;
 	pthread_mutex_lock(&fused.pend_mu);
-	pf = find_ino(ino);
+	pf = pend_find_ino(ino);
 	if (!pf) {
 		*err = -ENOENT;
 	} else if (pf->committed_ino) {
@@ -546,11 +572,9 @@ char *pend_xattr_map(uint64_t ino, uint64_t *committed, int *err)
 void pend_foreach_in(uint64_t dir, void (*fn)(void *, const char *, uint64_t),
 		     void *arg)
 {
-	pthread_mutex_lock(&fused.pend_mu);
 	for (struct pfile *pf = fused.pend_live; pf; pf = pf->live_next)
 		if (pf->parent == dir)
 			fn(arg, pf->name, pf->ino);
-	pthread_mutex_unlock(&fused.pend_mu);
 }
 
 int pend_set_commit_mode(uint64_t ino, bool commit_now)
@@ -559,7 +583,7 @@ int pend_set_commit_mode(uint64_t ino, bool commit_now)
 	int r = 0;
 
 	pthread_mutex_lock(&fused.pend_mu);
-	pf = find_ino(ino);
+	pf = pend_find_ino(ino);
 	if (!pf || pf->committed_ino || pf->unlinked || !pf->opens ||
 	    (commit_now && !pf->explicit_commit))
 		r = -EINVAL;

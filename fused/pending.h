@@ -31,6 +31,12 @@ struct pfile {
 	uint64_t store_lo, store_hi; /* the file range they cover */
 	int store_err;               /* the first that failed: commit fails */
 	pthread_cond_t stores_done;
+	uint64_t replaced_ino;    /* pend_mu: the kernel's inode of the file
+				   * an O_TRUNC open replaced; it stands for
+				   * this one until the kernel forgets it */
+	uint64_t alias_lookups;   /* pend_mu: lookups answered with it */
+	bool alias_forgotten;     /* pend_mu: its FORGET came while pending */
+	struct pfile *alias_next; /* fused.pend_alias while replaced_ino */
 	struct pfile *live_next;  /* fused.pend_live while uncommitted */
 	struct pfile *ino_next;   /* fused.pend_ino[] */
 };
@@ -44,6 +50,23 @@ int pend_create(uint64_t parent, const char *name, uint32_t mode,
 int pend_getattr(uint64_t ino, struct stat *st);
 /* Opens @ino: *pf_out (a reference), or *committed: the alias's target. */
 int pend_open(uint64_t ino, struct pfile **pf_out, uint64_t *committed);
+/* open(O_TRUNC) of committed regular file @ino on the master: the file is
+ * deleted (DELETE entry) and a pending file with its name, mode and owner
+ * takes its place, open once (*out), committed at close as any new file.
+ * -ETXTBSY if the master has @ino open elsewhere (more than @own_opens).
+ * The kernel's inode @kernel_ino (the open's) then stands for the new file.
+ */
+int pend_replace(uint64_t ino, uint64_t kernel_ino, unsigned own_opens,
+		 struct pfile **out);
+/* O_TRUNC of an uncommitted file: size 0. */
+int pend_open_trunc(struct pfile *pf);
+/* The inode a kernel inode number stands for now: an inode an O_TRUNC
+ * open replaced resolves to its replacement, a committed pending file to
+ * its committed node. Returns @ino itself otherwise.
+ */
+uint64_t pend_resolve(uint64_t ino);
+/* The kernel forgot committed @ino: drop an alias to its replacement. */
+void pend_forget_committed(uint64_t ino);
 /* The last release commits the file (or frees an unlinked one). */
 void pend_release(struct pfile *pf);
 void pend_forget(uint64_t ino, uint64_t n);
@@ -58,6 +81,9 @@ int pend_setattr(uint64_t ino, const struct stat *st, int to_set,
 		 struct stat *out, uint64_t *committed);
 /* JSON of user.famfs.map (malloc'ed), or *committed, or *err. */
 char *pend_xattr_map(uint64_t ino, uint64_t *committed, int *err);
+/* pend_mu held: taken before the committed children are read, so that a
+ * commit in between cannot hide a file from a listing.
+ */
 void pend_foreach_in(uint64_t dir, void (*fn)(void *, const char *, uint64_t),
 		     void *arg);
 void pend_stat(struct pfile *pf, struct stat *st);
@@ -72,6 +98,27 @@ int pend_flush(struct pfile *pf);
 int pend_set_commit_mode(uint64_t ino, bool commit_now);
 /* At shutdown: commit what was written but never released. */
 void pend_commit_all(void);
+
+/* ---- shared by pending.c and pending_trunc.c; pend_mu held ------------- */
+struct pfile *pend_find_ino(uint64_t ino);
+/* Free @pf once nothing can reach it: no open, no kernel lookup, not live. */
+void pend_maybe_free(struct pfile *pf);
+/* A new uncommitted file in the table, or NULL. */
+struct pfile *pend_new_locked(uint64_t parent, const char *name, uint32_t mode,
+			      uint32_t uid, uint32_t gid, bool open);
+/* A FILE entry for @path fits the log: else the commit would only fail
+ * after the data.
+ */
+bool pend_log_has_room(const char *path);
+/* The kernel forgot inode @ino: an alias keyed by it goes (once its
+ * file is committed or dropped: pend_alias_settle from pend_maybe_free).
+ */
+void pend_drop_alias(uint64_t ino);
+void pend_alias_settle(struct pfile *pf);
+/* A lookup of a replacement answered with its alias inode: count the
+ * kernel's reference where its forget will arrive.
+ */
+void pend_alias_lookup(struct pfile *pf);
 
 /* ---- data (pending_data.c); each takes pf->mu except trim --------------- */
 /* A write in two steps: pend_write_begin reserves the space, zeros a gap,
