@@ -16,6 +16,7 @@
 #include "ingest.h"
 #include "manifest_sqlite.h"
 #include "progress.h"
+#include "skipped.h"
 #include "ticker.h"
 
 static void ingest_usage(FILE *f)
@@ -39,7 +40,11 @@ static void ingest_usage(FILE *f)
 		"  -t, --threads N        parallel copies (default: number of CPUs)\n"
 		"  -v, --verify           re-read every file from famfs and compare\n"
 		"  -c, --on-change P      source file changed since ingested: keep\n"
-		"                         (report, default), replace, or fail\n\n"
+		"                         (report, default), replace, or fail\n"
+		"  -s, --strict           fail, copying nothing, if any path would be\n"
+		"                         skipped (fifo, socket, device node)\n\n"
+		"Skipped paths are named on stderr (the first 20, then a count; the\n"
+		"famfsd job's result names up to 1000).\n"
 		"Progress goes to stderr: a bar on a terminal, a line every 10 s\n"
 		"otherwise; \"planning…\" until the tree is counted; the last line\n"
 		"gives the average rate over the job's wall time.\n\n"
@@ -51,7 +56,7 @@ struct ingest_cmd {
 	struct cli_devices devs;
 	const char *host, *filesystem, *manifest, *src, *dst;
 	unsigned threads;
-	bool verify, wait, plain_io;
+	bool verify, wait, plain_io, strict;
 	enum ingest_changed_policy changed;
 };
 
@@ -122,6 +127,14 @@ static int ingest_offline(struct ingest_cmd *c)
 		famfs_close(fs);
 		return CLI_EXIT_FAIL;
 	}
+	ingest_skipped_print(&plan, stderr);
+	if (c->strict && ingest_skipped_refuse(&plan, why, sizeof(why))) {
+		cli_error("ingest", "%s", why);
+		ingest_plan_free(&plan);
+		ingest_manifest_sqlite_close(&man);
+		famfs_close(fs);
+		return CLI_EXIT_FAIL;
+	}
 	ingest_sink_lib(&sink, fs);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -182,6 +195,8 @@ static int ingest_daemon(struct ingest_cmd *c)
 	if (c->threads)
 		json_object_object_add(params, "threads", json_object_new_int((int)c->threads));
 	json_object_object_add(params, "verify", json_object_new_boolean(c->verify));
+	if (c->strict)
+		json_object_object_add(params, "strict", json_object_new_boolean(true));
 	json_object_object_add(body, "params", params);
 	r = famfs_client_request(cl, "POST", "/v1/jobs", body, &status, &out, &err);
 	json_object_put(body);
@@ -213,13 +228,14 @@ int cmd_ingest(int argc, char **argv)
 		{ "verify", no_argument, NULL, 'v' },
 		{ "on-change", required_argument, NULL, 'c' },
 		{ "plain-io", no_argument, NULL, 'P' },
+		{ "strict", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct ingest_cmd c = { 0 };
 	int o;
 
-	while ((o = getopt_long(argc, argv, "H:F:wd:m:t:vc:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "H:F:wd:m:t:vc:sh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'H': c.host = optarg; break;
 		case 'F': c.filesystem = optarg; break;
@@ -233,6 +249,7 @@ int cmd_ingest(int argc, char **argv)
 			break;
 		case 'v': c.verify = true; break;
 		case 'P': c.plain_io = true; break;
+		case 's': c.strict = true; break;
 		case 'c':
 			if (!strcmp(optarg, "keep"))
 				c.changed = INGEST_CHANGED_KEEP;

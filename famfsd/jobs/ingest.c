@@ -23,10 +23,12 @@
 #include "metrics.h"
 #include "sink_mount.h"
 #include "store/store.h"
+#include "skipped.h"
 #include "ticker.h"
 
 static const char *const ingest_fields[] = {
-	"filesystem", "source", "dest", "threads", "verify", "on_change", NULL,
+	"filesystem", "source", "dest", "threads", "verify", "on_change", "strict",
+	NULL,
 };
 
 static int ingest_validate(json_object *params, char *why, size_t whylen)
@@ -68,6 +70,11 @@ static int ingest_validate(json_object *params, char *why, size_t whylen)
 	if (json_object_object_get_ex(params, "verify", &v) &&
 	    !json_object_is_type(v, json_type_boolean)) {
 		snprintf(why, whylen, "params.verify: true or false");
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(params, "strict", &v) &&
+	    !json_object_is_type(v, json_type_boolean)) {
+		snprintf(why, whylen, "params.strict: true or false");
 		return -EINVAL;
 	}
 	if (json_object_object_get_ex(params, "on_change", &v) &&
@@ -153,6 +160,24 @@ static void *watch(void *arg)
 	return NULL;
 }
 
+/* The job's result: its counts and the paths it did not copy, named. */
+static json_object *result_json(const struct ingest_plan *p,
+				const struct ingest_result *res)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "files_copied", json_object_new_int64((int64_t)res->files_copied));
+	json_object_object_add(o, "files_already_there",
+			       json_object_new_int64((int64_t)res->files_skipped));
+	json_object_object_add(o, "files_changed", json_object_new_int64((int64_t)res->files_changed));
+	json_object_object_add(o, "files_verified", json_object_new_int64((int64_t)res->files_verified));
+	json_object_object_add(o, "hardlinks_copied", json_object_new_int64((int64_t)p->hardlinks));
+	json_object_object_add(o, "sparse_filled", json_object_new_int64((int64_t)p->sparse));
+	json_object_object_add(o, "skipped_count", json_object_new_int64((int64_t)p->skipped));
+	json_object_object_add(o, "skipped", ingest_skipped_json(p, INGEST_SKIPPED_IN_RESULT));
+	return o;
+}
+
 static int ingest_run_job(struct job *j)
 {
 	json_object *p = job_params(j), *v;
@@ -214,6 +239,14 @@ static int ingest_run_job(struct job *j)
 		r = r ? r : -EIO;
 		goto out;
 	}
+	if (json_object_object_get_ex(p, "strict", &v) && json_object_get_boolean(v) &&
+	    (r = ingest_skipped_refuse(&plan, why, sizeof(why)))) {
+		memset(&res, 0, sizeof(res));
+		job_set_result(j, result_json(&plan, &res));
+		job_set_error(j, "%s", why);
+		ingest_plan_free(&plan);
+		goto out;
+	}
 	ingest_ticker_init(&w.tick);
 	/* without the watcher the job runs, reporting progress only at its end */
 	bool watching = pthread_create(&t, NULL, watch, &w) == 0;
@@ -231,6 +264,7 @@ static int ingest_run_job(struct job *j)
 		      atomic_load(&prog.files_done), atomic_load(&prog.files_total));
 	if (r)
 		job_set_error(j, "%s", res.message);
+	job_set_result(j, result_json(&plan, &res));
 	ingest_plan_free(&plan);
 out:
 	if (man.m)
