@@ -145,6 +145,12 @@ int cmd_getmap(int argc, char **argv)
 	if (!fs)
 		return CLI_EXIT_FAIL;
 	n = famfs_lookup(fs, argv[optind]);
+	if (n && famfs_node_is_symlink(n)) {
+		cli_error("getmap", "%s: is a symbolic link to '%s' (it has no data; "
+			  "famfs-cli does not follow links: give the target's "
+			  "path)", argv[optind], famfs_node_target(n));
+		return CLI_EXIT_FAIL;
+	}
 	if (!n || famfs_node_is_dir(n)) {
 		cli_error("getmap", "%s: %s", argv[optind],
 			  n ? "is a directory" : "no such file");

@@ -35,6 +35,7 @@ static const char *type_name(uint16_t t)
 	case FAMFS_ENTRY_SETATTR: return "setattr";
 	case FAMFS_ENTRY_BATCH: return "batch";
 	case FAMFS_ENTRY_RENAME: return "rename";
+	case FAMFS_ENTRY_SYMLINK: return "symlink";
 	default: return "unknown";
 	}
 }
@@ -96,6 +97,16 @@ static struct json_object *entry_json(uint64_t off, const struct famfs_entry_hdr
 		json_object_object_add(o, "replaced_seq", json_object_new_uint64(r->replaced_seq));
 		json_object_object_add(o, "new_path",
 				       json_object_new_string_len(path + plen, (int)r->new_len));
+	} else if (h->type == FAMFS_ENTRY_SYMLINK) {
+		const struct famfs_entry_symlink *l = (const void *)(h + 1);
+
+		path = (const char *)(l + 1);
+		plen = l->path_len;
+		json_object_object_add(o, "uid", json_object_new_int64(l->uid));
+		json_object_object_add(o, "gid", json_object_new_int64(l->gid));
+		json_object_object_add(o, "mtime_ns", json_object_new_uint64(l->mtime_ns));
+		json_object_object_add(o, "target",
+				       json_object_new_string_len(path + plen, (int)l->target_len));
 	} else if (h->type == FAMFS_ENTRY_SETATTR) {
 		const struct famfs_entry_setattr *a = (const void *)(h + 1);
 
@@ -135,7 +146,8 @@ static int on_entry(void *arg, uint64_t off, const struct famfs_entry_hdr *h)
 	printf("%8" PRIu64 " %-10s @%-10" PRIu64, h->seq, type_name(h->type), off);
 	if (json_object_object_get_ex(o, "path", &p))
 		printf(" %s", json_object_get_string(p));
-	if (json_object_object_get_ex(o, "new_path", &p))
+	if (json_object_object_get_ex(o, "new_path", &p) ||
+	    json_object_object_get_ex(o, "target", &p))
 		printf(" -> %s", json_object_get_string(p));
 	if (json_object_object_get_ex(o, "size", &sz))
 		printf(" (%" PRIu64 " bytes)", json_object_get_uint64(sz));

@@ -23,6 +23,18 @@ static void ls_usage(FILE *f)
 		"opened, 2 usage error.\n");
 }
 
+/* ls -l's type letter. */
+static char type_char(const struct famfs_node *n)
+{
+	return famfs_node_is_dir(n) ? 'd' : famfs_node_is_symlink(n) ? 'l' : '-';
+}
+
+static const char *type_name(const struct famfs_node *n)
+{
+	return famfs_node_is_dir(n) ? "directory" :
+	       famfs_node_is_symlink(n) ? "symlink" : "file";
+}
+
 static void print_node(struct famfs_node *n, const char *prefix)
 {
 	struct famfs_attr a;
@@ -34,10 +46,12 @@ static void print_node(struct famfs_node *n, const char *prefix)
 	t = (time_t)(a.mtime_ns / 1000000000ULL);
 	gmtime_r(&t, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	printf("%c%04o %5u %5u %12" PRIu64 " %12" PRIu64 " %s %s%s%s\n",
-	       famfs_node_is_dir(n) ? 'd' : '-', a.mode & 07777, a.uid, a.gid,
+	printf("%c%04o %5u %5u %12" PRIu64 " %12" PRIu64 " %s %s%s%s%s%s\n",
+	       type_char(n), a.mode & 07777, a.uid, a.gid,
 	       a.size, a.alloc_bytes, when, prefix, famfs_node_name(n),
-	       famfs_node_is_dir(n) ? "/" : "");
+	       famfs_node_is_dir(n) ? "/" : "",
+	       famfs_node_is_symlink(n) ? " -> " : "",
+	       famfs_node_is_symlink(n) ? famfs_node_target(n) : "");
 }
 
 static struct json_object *node_json(struct famfs_node *n, bool recursive)
@@ -47,14 +61,16 @@ static struct json_object *node_json(struct famfs_node *n, bool recursive)
 
 	famfs_node_attr(n, &a);
 	json_object_object_add(o, "name", json_object_new_string(famfs_node_name(n)));
-	json_object_object_add(o, "type", json_object_new_string(
-		famfs_node_is_dir(n) ? "directory" : "file"));
+	json_object_object_add(o, "type", json_object_new_string(type_name(n)));
 	json_object_object_add(o, "mode", json_object_new_int((int)(a.mode & 07777)));
 	json_object_object_add(o, "uid", json_object_new_int64(a.uid));
 	json_object_object_add(o, "gid", json_object_new_int64(a.gid));
 	json_object_object_add(o, "size", json_object_new_uint64(a.size));
 	json_object_object_add(o, "alloc_bytes", json_object_new_uint64(a.alloc_bytes));
 	json_object_object_add(o, "mtime_ns", json_object_new_uint64(a.mtime_ns));
+	if (famfs_node_is_symlink(n))
+		json_object_object_add(o, "target",
+				       json_object_new_string(famfs_node_target(n)));
 	if (famfs_node_is_dir(n) && recursive) {
 		struct json_object *ch = json_object_new_array();
 

@@ -180,6 +180,58 @@ static int apply_mkdir(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	return 0;
 }
 
+/* Format 1.3: a symlink, its target kept verbatim (never resolved). */
+static int apply_symlink(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
+			 char *why, size_t whylen)
+{
+	const struct famfs_entry_symlink *l = (const void *)(h + 1);
+	const char *path = (const char *)(l + 1), *name;
+	const char *target = path + l->path_len;
+	struct famfs_node *dir, *n;
+	size_t nlen;
+	uint32_t hash;
+	char *t;
+	int r;
+
+	if (h->len < sizeof(*h) + sizeof(*l) + (uint64_t)l->path_len +
+		     l->target_len) {
+		snprintf(why, whylen, "symlink entry too short");
+		return -EINVAL;
+	}
+	r = check_path(path, l->path_len, why, whylen);
+	if (r)
+		return r;
+	if (l->target_len == 0 || l->target_len > FAMFS_SYMLINK_MAX ||
+	    memchr(target, '\0', l->target_len) || l->reserved) {
+		snprintf(why, whylen, "symlink '%.*s': bad target (%u bytes)",
+			 (int)l->path_len, path, l->target_len);
+		return -EINVAL;
+	}
+	r = lookup_parent(fs, path, l->path_len, &dir, &name, &nlen, &hash,
+			  why, whylen);
+	if (r)
+		return r;
+	t = famfs_arena_alloc(&fs->arena, (size_t)l->target_len + 1);
+	if (!t)
+		return -ENOMEM;
+	n = famfs_ns_add(fs, dir, name, nlen, hash, h->seq);
+	if (!n) {
+		famfs_arena_free(&fs->arena, t, (size_t)l->target_len + 1);
+		return -ENOMEM;
+	}
+	memcpy(t, target, l->target_len);
+	t[l->target_len] = '\0';
+	n->mode = 0120777;
+	n->uid = l->uid;
+	n->gid = l->gid;
+	n->size = l->target_len;
+	n->target = t;
+	n->mtime_ns = n->ctime_ns = n->atime_ns = l->mtime_ns;
+	fs->nsymlinks++;
+	notify(fs, h, n, dir, famfs_node_name_of(n));
+	return 0;
+}
+
 /* Delete @n by entry @seq (a DELETE, or a RENAME over it): its space waits
  * in the tombstone list until every client is past @seq.
  */
@@ -195,6 +247,8 @@ static void drop_node(struct famfs_fs *fs, struct famfs_node *n, uint64_t seq)
 		fs->nfiles--;
 		fs->file_bytes -= n->size;
 		fs->alloc_bytes -= famfs_fmap_bytes(n->map);
+	} else if (S_ISLNK_MODE(n->mode)) {
+		fs->nsymlinks--;
 	} else {
 		fs->ndirs--;
 	}
@@ -306,6 +360,12 @@ static int apply_setattr(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 			 (int)a->path_len, path,
 			 (unsigned long long)a->target_seq);
 		return -ENOENT;
+	}
+	if (S_ISLNK_MODE(n->mode) &&
+	    (a->valid & (FAMFS_SETATTR_MODE | FAMFS_SETATTR_SIZE))) {
+		snprintf(why, whylen, "setattr of '%.*s': mode or size of a symlink",
+			 (int)a->path_len, path);
+		return -EOPNOTSUPP;
 	}
 	if (a->valid & FAMFS_SETATTR_SIZE) {
 		uint64_t cap = famfs_node_map_of(n) ? famfs_fmap_bytes(n->map) : 0;
@@ -566,6 +626,8 @@ int famfs_apply_entry(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		return apply_batch(fs, h, why, whylen);
 	case FAMFS_ENTRY_RENAME:
 		return apply_rename(fs, h, why, whylen);
+	case FAMFS_ENTRY_SYMLINK:
+		return apply_symlink(fs, h, why, whylen);
 	default:
 		if (h->flags & FAMFS_ENTRY_F_OPTIONAL)
 			return 0;

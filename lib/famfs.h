@@ -206,6 +206,17 @@ void famfs_node_attr(const struct famfs_node *n, struct famfs_attr *a);
 bool famfs_node_is_dir(const struct famfs_node *n);
 /* The file's map, owned by the node; NULL for a directory. */
 const struct famfs_fmap *famfs_node_map(const struct famfs_node *n);
+bool famfs_node_is_symlink(const struct famfs_node *n);
+/* A symlink's target as the log holds it (NUL-ended, owned by the node,
+ * valid while the node is: hold the read lock); NULL for anything else.
+ */
+const char *famfs_node_target(const struct famfs_node *n);
+/*
+ * famfs_node_readlink() - copy symlink @n's target, NUL-ended, into @buf
+ * of @len bytes. Returns the target's length (without the NUL), -EINVAL
+ * when @n is not a symlink, -ENAMETOOLONG when @buf is too small.
+ */
+int famfs_node_readlink(const struct famfs_node *n, char *buf, size_t len);
 /* Full path of @n into @buf ("/a/b"); returns length or -ENAMETOOLONG. */
 int famfs_node_path(const struct famfs_node *n, char *buf, size_t len);
 
@@ -348,6 +359,20 @@ int famfs_setattr(struct famfs_fs *fs, uint64_t ino,
 
 int famfs_mkdir(struct famfs_fs *fs, const char *path, uint32_t mode,
 		uint32_t uid, uint32_t gid, struct famfs_err *e);
+
+/*
+ * famfs_symlink() - create a symbolic link at @path (its parent must be a
+ * directory, its name free) to @target with one SYMLINK log entry (format
+ * 1.3; the superblock is raised to 1.3 first). @target is stored as given:
+ * 1..FAMFS_SYMLINK_MAX bytes, no NUL, never resolved by famfs. @mtime_ns
+ * 0: now. A symlink is removed with famfs_unlink(), moved with
+ * famfs_rename(), and takes owner and times by famfs_setattr() (not mode
+ * or size: -EOPNOTSUPP, -EINVAL). -EINVAL for a bad target, -EEXIST for a
+ * taken name, -ENOENT for a missing parent, -ENOSPC for a full log.
+ */
+int famfs_symlink(struct famfs_fs *fs, const char *path, const char *target,
+		  uint32_t uid, uint32_t gid, uint64_t mtime_ns,
+		  struct famfs_err *e);
 /* A file, or an empty directory: appends a tombstone. */
 int famfs_unlink(struct famfs_fs *fs, const char *path, struct famfs_err *e);
 
@@ -422,6 +447,7 @@ struct famfs_fsck_result {
 	uint64_t entries;
 	uint64_t files;
 	uint64_t dirs;
+	uint64_t symlinks;
 };
 
 /*

@@ -37,7 +37,8 @@
 #define FAMFS_BLOCKS_PER_UNIT (FAMFS_UNIT_SIZE / FAMFS_BLOCK_SIZE)
 
 #define FAMFS_FORMAT_MAJOR 1
-#define FAMFS_FORMAT_MINOR 2 /* 1.1: SETATTR, BATCH; 1.2: RENAME; 1.0 is still read */
+/* 1.1: SETATTR, BATCH; 1.2: RENAME; 1.3: SYMLINK; 1.0 is still read */
+#define FAMFS_FORMAT_MINOR 3
 
 #define FAMFS_MAX_DEVICES 64
 #define FAMFS_MAX_STRIPS 64
@@ -169,6 +170,7 @@ enum famfs_entry_type {
 	FAMFS_ENTRY_SETATTR = 5,    /* 1.1: mode, owner, times, size */
 	FAMFS_ENTRY_BATCH = 6,      /* 1.1: entries committed all or nothing */
 	FAMFS_ENTRY_RENAME = 7,     /* 1.2: move a file or directory */
+	FAMFS_ENTRY_SYMLINK = 8,    /* 1.3: a symbolic link and its target */
 };
 
 #define FAMFS_ENTRY_F_OPTIONAL 0x0001 /* a reader may skip an unknown type */
@@ -302,5 +304,22 @@ struct famfs_entry_rename {
 	uint32_t reserved;
 };
 FAMFS_STATIC_ASSERT(sizeof(struct famfs_entry_rename) == 24, "rename size");
+
+/* SYMLINK (format 1.3): hdr, this, path bytes, target bytes, pad.
+ * Creates a symbolic link at the path (its parent a directory, its name
+ * free) whose target is stored verbatim: 1..FAMFS_SYMLINK_MAX bytes, no
+ * NUL, never resolved by famfs (it may be relative, absolute, dangling
+ * or point outside the filesystem). The link's permission bits are 0777.
+ */
+#define FAMFS_SYMLINK_MAX 4095
+struct famfs_entry_symlink {
+	uint64_t mtime_ns;
+	uint32_t uid;
+	uint32_t gid;
+	uint16_t path_len;         /* bytes, no NUL, <= FAMFS_PATH_MAX */
+	uint16_t target_len;       /* bytes, no NUL, 1..FAMFS_SYMLINK_MAX */
+	uint32_t reserved;         /* zero */
+};
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_entry_symlink) == 24, "symlink size");
 
 #endif /* FAMFS_FORMAT_H */

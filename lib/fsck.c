@@ -140,11 +140,13 @@ FAMFS_EXPORT int famfs_fsck(const char *const *paths, unsigned ndev,
 	res->entries = fs->nentries;
 	res->files = fs->nfiles;
 	res->dirs = fs->ndirs;
+	res->symlinks = fs->nsymlinks;
 	report(&c, FAMFS_FSCK_INFO, "log",
-	       "%llu entries, %llu of %llu log bytes used, %llu files, %llu directories",
+	       "%llu entries, %llu of %llu log bytes used, %llu files, "
+	       "%llu directories, %llu symlinks",
 	       (unsigned long long)fs->nentries, (unsigned long long)fs->tail,
 	       (unsigned long long)fs->log_size, (unsigned long long)fs->nfiles,
-	       (unsigned long long)fs->ndirs);
+	       (unsigned long long)fs->ndirs, (unsigned long long)fs->nsymlinks);
 	if (fs->tail_state == FAMFS_TAIL_TORN) {
 		report(&c, FAMFS_FSCK_WARNING, "log",
 		       "torn or corrupt entry %s; it is ignored (a crash during "

@@ -16,6 +16,7 @@
 #define FAMFS_EXPORT __attribute__((visibility("default")))
 #define S_ISDIR_MODE(m) (((m) & 0170000) == 0040000)
 #define S_ISREG_MODE(m) (((m) & 0170000) == 0100000)
+#define S_ISLNK_MODE(m) (((m) & 0170000) == 0120000)
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 /* Never overflows: (n + d - 1) / d wraps for n near UINT64_MAX. */
 #define DIV_ROUND_UP(n, d) ((n) / (d) + ((n) % (d) != 0))
@@ -48,6 +49,7 @@ struct famfs_node {
 	union {                       /* by mode: famfs_node_map_of() */
 		struct famfs_node *first_child; /* a directory's */
 		struct famfs_fmap *map;       /* a file's, from fs->arena */
+		char *target;                 /* a symlink's, NUL-ended, arena */
 	};
 	union {
 		struct famfs_node *next_sibling;
@@ -58,7 +60,7 @@ struct famfs_node {
 		uint64_t delete_seq;  /* a zombie's: the entry that deleted it */
 	};
 	union {
-		uint64_t size;        /* a file's */
+		uint64_t size;        /* a file's; a symlink's target bytes */
 		uint32_t nchildren;   /* a directory's */
 	};
 	uint64_t mtime_ns, ctime_ns, atime_ns;
@@ -76,6 +78,12 @@ struct famfs_node {
 static inline struct famfs_fmap *famfs_node_map_of(const struct famfs_node *n)
 {
 	return S_ISREG_MODE(n->mode) ? n->map : NULL;
+}
+
+/* A symlink's target (NULL for anything else). */
+static inline const char *famfs_node_target_of(const struct famfs_node *n)
+{
+	return S_ISLNK_MODE(n->mode) ? n->target : NULL;
 }
 
 /* Arena bytes of a node whose name_buf has @cap bytes. */
@@ -209,7 +217,7 @@ struct famfs_fs {
 	/* appliers' parent cache: directories by a hash of their path */
 	struct famfs_pcache_way parent_cache[FAMFS_PCACHE_SETS][2];
 	struct famfs_node *zombies;   /* deleted but still held locally */
-	uint64_t nfiles, ndirs, file_bytes, alloc_bytes;
+	uint64_t nfiles, ndirs, nsymlinks, file_bytes, alloc_bytes;
 
 	struct famfs_alloc_state alloc;
 	uint64_t alloc_errors;        /* overlapping / out-of-range maps */

@@ -248,6 +248,10 @@ static void name_free(struct famfs_fs *fs, struct famfs_node *n)
 
 void famfs_ns_node_free(struct famfs_fs *fs, struct famfs_node *n)
 {
+	const char *target = famfs_node_target_of(n);
+
+	if (target)
+		famfs_arena_free(&fs->arena, (void *)target, n->size + 1);
 	famfs_ns_map_free(fs, famfs_node_map_of(n));
 	name_free(fs, n);
 	famfs_arena_free(&fs->arena, n, FAMFS_NODE_BYTES(n->name_cap));
@@ -524,6 +528,21 @@ FAMFS_EXPORT struct famfs_node *famfs_node_parent(struct famfs_node *n) { return
 FAMFS_EXPORT const char *famfs_node_name(const struct famfs_node *n) { return famfs_node_name_of(n); }
 FAMFS_EXPORT bool famfs_node_is_dir(const struct famfs_node *n) { return S_ISDIR_MODE(n->mode); }
 FAMFS_EXPORT const struct famfs_fmap *famfs_node_map(const struct famfs_node *n) { return famfs_node_map_of(n); }
+FAMFS_EXPORT bool famfs_node_is_symlink(const struct famfs_node *n) { return S_ISLNK_MODE(n->mode); }
+FAMFS_EXPORT const char *famfs_node_target(const struct famfs_node *n) { return famfs_node_target_of(n); }
+
+FAMFS_EXPORT int famfs_node_readlink(const struct famfs_node *n, char *buf,
+				     size_t len)
+{
+	const char *t = famfs_node_target_of(n);
+
+	if (!t)
+		return -EINVAL;
+	if (len < n->size + 1)
+		return -ENAMETOOLONG;
+	memcpy(buf, t, n->size + 1);
+	return (int)n->size;
+}
 
 FAMFS_EXPORT void famfs_node_attr(const struct famfs_node *n, struct famfs_attr *a)
 {
@@ -533,7 +552,8 @@ FAMFS_EXPORT void famfs_node_attr(const struct famfs_node *n, struct famfs_attr 
 	a->uid = n->uid;
 	a->gid = n->gid;
 	a->nlink = S_ISDIR_MODE(n->mode) ? 2 : (n->deleted ? 0 : 1);
-	a->size = S_ISREG_MODE(n->mode) ? n->size : 0;
+	/* lstat() of a symlink: the bytes of its target */
+	a->size = S_ISREG_MODE(n->mode) || S_ISLNK_MODE(n->mode) ? n->size : 0;
 	a->alloc_bytes = famfs_node_map_of(n) ? famfs_fmap_bytes(n->map) : 0;
 	a->mtime_ns = n->mtime_ns;
 	a->ctime_ns = n->ctime_ns;

@@ -82,7 +82,13 @@ FAMFS_EXPORT int famfs_setattr(struct famfs_fs *fs, uint64_t ino,
 		return famfs_set_err(e, plen, "setattr: inode %llu: path too long",
 				     (unsigned long long)ino);
 	}
-	if ((a->valid & FAMFS_SETATTR_SIZE) && !S_ISREG_MODE(n->mode))
+	if (S_ISLNK_MODE(n->mode) && (a->valid & FAMFS_SETATTR_MODE))
+		r = famfs_set_err(e, -EOPNOTSUPP,
+				  "%s: a symlink's mode cannot change", path);
+	else if (S_ISLNK_MODE(n->mode) && (a->valid & FAMFS_SETATTR_SIZE))
+		r = famfs_set_err(e, -EINVAL, "%s: a symlink has no size to set",
+				  path);
+	else if ((a->valid & FAMFS_SETATTR_SIZE) && !S_ISREG_MODE(n->mode))
 		r = famfs_set_err(e, -EISDIR, "%s: a directory has no size", path);
 	else if ((a->valid & FAMFS_SETATTR_SIZE) &&
 		 a->size > (famfs_node_map_of(n) ? famfs_fmap_bytes(n->map) : 0))

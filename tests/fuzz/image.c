@@ -114,6 +114,15 @@ static void fill(void)
 	}
 	if (famfs_commit_files(fs, reqs, 2, &e) != 2)
 		die("commit batch", &e);
+	/* format 1.3: a symlink, moved, and its owner changed */
+	if (famfs_symlink(fs, "/d/link", "../striped", 3, 4, 0, &e) ||
+	    famfs_rename(fs, "/d/link", "/link", 0, &e))
+		die("symlink/rename", &e);
+	famfs_node_attr(famfs_lookup(fs, "/link"), &at);
+	sa.valid = FAMFS_SETATTR_UID;
+	sa.uid = 5;
+	if (famfs_setattr(fs, at.ino, &sa, &e))
+		die("setattr symlink", &e);
 	for (unsigned i = 0; i < 2; i++)
 		free((void *)reqs[i].map);
 	famfs_close(fs);

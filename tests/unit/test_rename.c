@@ -103,7 +103,7 @@ static void rename_moves_and_replays(void **state)
 	assert_int_equal(famfs_rename(fs, "/d/f2", "/x", 0, &e), 0);
 	/* a directory with what it holds */
 	assert_int_equal(famfs_rename(fs, "/d/sub", "/empty/moved", 0, &e), 0);
-	assert_int_equal(famfs_fs_sb(fs)->format_minor, 2);
+	assert_int_equal(famfs_fs_sb(fs)->format_minor, FAMFS_FORMAT_MINOR);
 	seq = fs->last_seq;
 
 	/* requests that cannot be done name the path and append nothing */
