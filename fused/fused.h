@@ -131,6 +131,9 @@ void fused_ops_write(struct fuse_lowlevel_ops *ops);
 void fused_read_committed(fuse_req_t req, struct famfs_node *n, size_t len,
 			  uint64_t off);
 
+/* symlink.c: symlink (master) and readlink (both mounts) */
+void fused_ops_symlink(struct fuse_lowlevel_ops *ops);
+
 /* grow.c: devices added while mounted (the FAMFS_IOC_* ioctls) */
 void fused_ops_grow(struct fuse_lowlevel_ops *ops);
 

@@ -266,6 +266,7 @@ static struct fuse_session *new_session(const char *argv0)
 	fused_ops_read(&ops);
 	fused_ops_write(&ops);
 	fused_ops_grow(&ops);
+	fused_ops_symlink(&ops);
 	se = fuse_session_new(&args, &ops, sizeof(ops), NULL);
 	fuse_opt_free_args(&args); /* the session keeps what it needs */
 	return se;
