@@ -17,6 +17,7 @@
 #include "manifest_sqlite.h"
 #include "progress.h"
 #include "skipped.h"
+#include "symlinks.h"
 #include "ticker.h"
 
 static void ingest_usage(FILE *f)
@@ -41,6 +42,9 @@ static void ingest_usage(FILE *f)
 		"  -v, --verify           re-read every file from famfs and compare\n"
 		"  -c, --on-change P      source file changed since ingested: keep\n"
 		"                         (report, default), replace, or fail\n"
+		"  -l, --symlinks P       keep (default): symlinks become symlinks,\n"
+		"                         their targets verbatim (never followed);\n"
+		"                         skip: each is named as skipped\n"
 		"  -s, --strict           fail, copying nothing, if any path would be\n"
 		"                         skipped (fifo, socket, device node)\n\n"
 		"Skipped paths are named on stderr (the first 20, then a count; the\n"
@@ -56,7 +60,7 @@ struct ingest_cmd {
 	struct cli_devices devs;
 	const char *host, *filesystem, *manifest, *src, *dst;
 	unsigned threads;
-	bool verify, wait, plain_io, strict;
+	bool verify, wait, plain_io, strict, skip_symlinks;
 	enum ingest_changed_policy changed;
 };
 
@@ -127,6 +131,8 @@ static int ingest_offline(struct ingest_cmd *c)
 		famfs_close(fs);
 		return CLI_EXIT_FAIL;
 	}
+	if (c->skip_symlinks)
+		ingest_plan_skip_symlinks(&plan);
 	ingest_skipped_print(&plan, stderr);
 	if (c->strict && ingest_skipped_refuse(&plan, why, sizeof(why))) {
 		cli_error("ingest", "%s", why);
@@ -158,6 +164,14 @@ static int ingest_offline(struct ingest_cmd *c)
 	       (unsigned long long)res.files_changed, (unsigned long long)res.files_verified,
 	       (unsigned long long)res.skipped_special, (unsigned long long)res.hardlinks,
 	       (unsigned long long)res.sparse);
+	if (plan.symlinks)
+		printf("symlinks: %llu made, %llu already there, %llu changed at the "
+		       "source, %llu verified; %llu point outside the tree (kept "
+		       "verbatim)\n", (unsigned long long)res.symlinks_made,
+		       (unsigned long long)res.symlinks_already,
+		       (unsigned long long)res.symlinks_changed,
+		       (unsigned long long)res.symlinks_verified,
+		       (unsigned long long)res.symlinks_outside);
 	if (atomic_load(&run.prog.bytes_copied))
 		printf("space: %llu bytes of data in %llu bytes allocated (%.3f x)\n",
 		       (unsigned long long)atomic_load(&run.prog.bytes_copied),
@@ -197,6 +211,8 @@ static int ingest_daemon(struct ingest_cmd *c)
 	json_object_object_add(params, "verify", json_object_new_boolean(c->verify));
 	if (c->strict)
 		json_object_object_add(params, "strict", json_object_new_boolean(true));
+	if (c->skip_symlinks)
+		json_object_object_add(params, "symlinks", json_object_new_string("skip"));
 	json_object_object_add(body, "params", params);
 	r = famfs_client_request(cl, "POST", "/v1/jobs", body, &status, &out, &err);
 	json_object_put(body);
@@ -229,13 +245,14 @@ int cmd_ingest(int argc, char **argv)
 		{ "on-change", required_argument, NULL, 'c' },
 		{ "plain-io", no_argument, NULL, 'P' },
 		{ "strict", no_argument, NULL, 's' },
+		{ "symlinks", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct ingest_cmd c = { 0 };
 	int o;
 
-	while ((o = getopt_long(argc, argv, "H:F:wd:m:t:vc:sh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "H:F:wd:m:t:vc:sl:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'H': c.host = optarg; break;
 		case 'F': c.filesystem = optarg; break;
@@ -250,6 +267,13 @@ int cmd_ingest(int argc, char **argv)
 		case 'v': c.verify = true; break;
 		case 'P': c.plain_io = true; break;
 		case 's': c.strict = true; break;
+		case 'l':
+			if (strcmp(optarg, "keep") && strcmp(optarg, "skip")) {
+				cli_error("ingest", "--symlinks: keep or skip, not '%s'", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			c.skip_symlinks = !strcmp(optarg, "skip");
+			break;
 		case 'c':
 			if (!strcmp(optarg, "keep"))
 				c.changed = INGEST_CHANGED_KEEP;

@@ -26,6 +26,7 @@
 #include "hash.h"
 #include "ingest.h"
 #include "killpoint.h"
+#include "symlinks.h"
 #include "uring.h"
 
 enum action { ACT_NONE, ACT_COPY, ACT_SKIP };
@@ -749,6 +750,9 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 		     (unsigned long long)free_b);
 	if (!res->error)
 		make_dirs(&j);
+	/* symlinks are one log entry each and no data: made here, in order */
+	if (!res->error && ingest_make_symlinks(o, p, sink, man, res))
+		atomic_store(&j.failed, true);
 	qsort_r(j.order, j.norder, sizeof(*j.order), copy_order, (void *)p);
 	if (threads > 64)
 		threads = 64;

@@ -24,11 +24,12 @@
 #include "sink_mount.h"
 #include "store/store.h"
 #include "skipped.h"
+#include "symlinks.h"
 #include "ticker.h"
 
 static const char *const ingest_fields[] = {
 	"filesystem", "source", "dest", "threads", "verify", "on_change", "strict",
-	NULL,
+	"symlinks", NULL,
 };
 
 static int ingest_validate(json_object *params, char *why, size_t whylen)
@@ -75,6 +76,13 @@ static int ingest_validate(json_object *params, char *why, size_t whylen)
 	if (json_object_object_get_ex(params, "strict", &v) &&
 	    !json_object_is_type(v, json_type_boolean)) {
 		snprintf(why, whylen, "params.strict: true or false");
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(params, "symlinks", &v) &&
+	    (!json_object_is_type(v, json_type_string) ||
+	     (strcmp(json_object_get_string(v), "keep") &&
+	      strcmp(json_object_get_string(v), "skip")))) {
+		snprintf(why, whylen, "params.symlinks: keep or skip");
 		return -EINVAL;
 	}
 	if (json_object_object_get_ex(params, "on_change", &v) &&
@@ -173,6 +181,13 @@ static json_object *result_json(const struct ingest_plan *p,
 	json_object_object_add(o, "files_verified", json_object_new_int64((int64_t)res->files_verified));
 	json_object_object_add(o, "hardlinks_copied", json_object_new_int64((int64_t)p->hardlinks));
 	json_object_object_add(o, "sparse_filled", json_object_new_int64((int64_t)p->sparse));
+	json_object_object_add(o, "symlinks", json_object_new_int64((int64_t)p->symlinks));
+	json_object_object_add(o, "symlinks_made", json_object_new_int64((int64_t)res->symlinks_made));
+	json_object_object_add(o, "symlinks_already_there",
+			       json_object_new_int64((int64_t)res->symlinks_already));
+	json_object_object_add(o, "symlinks_changed", json_object_new_int64((int64_t)res->symlinks_changed));
+	json_object_object_add(o, "symlinks_verified", json_object_new_int64((int64_t)res->symlinks_verified));
+	json_object_object_add(o, "symlinks_outside", json_object_new_int64((int64_t)p->symlinks_outside));
 	json_object_object_add(o, "skipped_count", json_object_new_int64((int64_t)p->skipped));
 	json_object_object_add(o, "skipped", ingest_skipped_json(p, INGEST_SKIPPED_IN_RESULT));
 	return o;
@@ -239,6 +254,8 @@ static int ingest_run_job(struct job *j)
 		r = r ? r : -EIO;
 		goto out;
 	}
+	if (!strcmp(str_param(p, "symlinks", "keep"), "skip"))
+		ingest_plan_skip_symlinks(&plan);
 	if (json_object_object_get_ex(p, "strict", &v) && json_object_get_boolean(v) &&
 	    (r = ingest_skipped_refuse(&plan, why, sizeof(why)))) {
 		memset(&res, 0, sizeof(res));
