@@ -44,6 +44,8 @@ static int mount_kernel(char *const *devs, unsigned ndev, const char *mnt,
 	printf("mounted %s on %s (%s): %u directories, %u files", desc, mnt,
 	       client ? "client, read-only" : "master, read-write", n.dirs,
 	       n.files);
+	if (n.symlinks)
+		printf(", %u symlinks", n.symlinks);
 	if (n.devices)
 		printf(", %u added devices", n.devices);
 	printf("\n");
@@ -68,9 +70,9 @@ static int replay_mounted(const char *mnt, char *const *devs, unsigned ndev)
 		return CLI_EXIT_FAIL;
 	}
 	printf("replayed into %s: %u new directories, %u new files, "
-	       "%u removed, %u already there, %u waiting for a removed "
+	       "%u new symlinks, %u removed, %u already there, %u waiting for a removed "
 	       "file's last user, %u added devices, %u with new attributes\n",
-	       mnt, n.dirs, n.files, n.removed, n.existing, n.busy, n.devices,
+	       mnt, n.dirs, n.files, n.symlinks, n.removed, n.existing, n.busy, n.devices,
 	       n.attrs);
 	return CLI_EXIT_OK;
 }

@@ -61,7 +61,10 @@ static inline struct famfs_sb_info *FAMFS_SB(struct super_block *sb)
 	return sb->s_fs_info;
 }
 
-/* A regular file's map lives in i_private; NULL for an empty file. */
+/*
+ * A regular file's map lives in i_private; NULL for an empty file (and for
+ * directories and symlinks, whose target is in i_link).
+ */
 static inline struct famfs_kmap *famfs_inode_map(struct inode *inode)
 {
 	return inode->i_private;
@@ -119,6 +122,13 @@ int famfs_add_file(struct dentry *parent, const char *name,
 int famfs_add_dir(struct dentry *parent, const char *name,
 		  const struct famfs_attrs *a);
 /*
+ * famfs_add_symlink() - add a symbolic link to @target (NUL-ended,
+ * kmalloc'ed; the inode owns it, freed on failure too) as famfs_add_dir()
+ * adds a directory.
+ */
+int famfs_add_symlink(struct dentry *parent, const char *name, char *target,
+		      const struct famfs_attrs *a);
+/*
  * famfs_remove() - unlink @name from @parent if it is inode @ino (a file
  * or an empty directory). New lookups fail at once; the inode, its map
  * and its claims live until the last open file or mapping is gone.
@@ -138,6 +148,7 @@ void famfs_evict_inode(struct inode *inode);
 int famfs_setattr(FAMFS_IDMAP *idmap, struct dentry *dentry,
 		  struct iattr *attr);
 extern const struct inode_operations famfs_dir_inode_operations;
+extern const struct inode_operations famfs_symlink_inode_operations;
 extern const struct file_operations famfs_dir_operations;
 
 /* file.c */

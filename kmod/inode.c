@@ -31,6 +31,8 @@ struct inode *famfs_new_inode(struct super_block *sb, umode_t mode)
 		inode->i_op = &famfs_dir_inode_operations;
 		inode->i_fop = &famfs_dir_operations;
 		set_nlink(inode, 2);
+	} else if (S_ISLNK(mode)) {
+		inode->i_op = &famfs_symlink_inode_operations;
 	} else {
 		inode->i_op = &famfs_file_inode_operations;
 		inode->i_fop = &famfs_file_operations;
@@ -120,6 +122,23 @@ int famfs_add_dir(struct dentry *parent, const char *name,
 	if (!inode)
 		return -ENOMEM;
 	famfs_set_attr(inode, a);
+	return famfs_add_entry(parent, name, inode, false);
+}
+
+int famfs_add_symlink(struct dentry *parent, const char *name, char *target,
+		      const struct famfs_attrs *a)
+{
+	struct inode *inode;
+
+	inode = famfs_new_inode(parent->d_sb, S_IFLNK | 0777);
+	if (!inode) {
+		kfree(target);
+		return -ENOMEM;
+	}
+	famfs_set_attr(inode, a);
+	/* The target is in memory for good: no page, no ->get_link work. */
+	inode->i_link = target;
+	i_size_write(inode, strlen(target));
 	return famfs_add_entry(parent, name, inode, false);
 }
 
@@ -231,7 +250,17 @@ void famfs_evict_inode(struct inode *inode)
 	}
 	kfree(inode->i_private);
 	inode->i_private = NULL;
+	if (S_ISLNK(inode->i_mode)) {
+		kfree(inode->i_link);
+		inode->i_link = NULL;
+	}
 }
+
+/* Owner and times of a link come from the log, as a file's do. */
+const struct inode_operations famfs_symlink_inode_operations = {
+	.get_link	= simple_get_link,
+	.setattr	= famfs_setattr,
+};
 
 const struct inode_operations famfs_dir_inode_operations = {
 	.lookup		= simple_lookup,

@@ -141,6 +141,50 @@ static long famfs_ioc_mkdir(struct file *dirf, void __user *arg)
 	return rc;
 }
 
+/* The target of a SYMLINK: 1..4095 bytes from user space, no NUL. */
+static char *famfs_target_from_user(u64 uptr, u32 len)
+{
+	char *t;
+
+	if (len == 0 || len > FAMFS_IOC_SYMLINK_MAX)
+		return ERR_PTR(-EINVAL);
+	t = memdup_user_nul(u64_to_user_ptr(uptr), len);
+	if (!IS_ERR(t) && strlen(t) != len) {
+		kfree(t);
+		return ERR_PTR(-EINVAL);
+	}
+	return t;
+}
+
+static long famfs_ioc_symlink(struct file *dirf, void __user *arg)
+{
+	struct famfs_ioc_symlink *req;
+	struct famfs_attrs a = {};
+	char *target = NULL;
+	long rc;
+
+	req = memdup_user(arg, sizeof(*req));
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+	rc = famfs_check_name(req->name);
+	if (!rc && req->reserved)
+		rc = -EINVAL;
+	if (!rc)
+		rc = famfs_attrs_from_user(0777, req->uid, req->gid,
+					   req->mtime_ns, req->mtime_ns, &a);
+	if (!rc) {
+		target = famfs_target_from_user(req->target, req->target_len);
+		if (IS_ERR(target))
+			rc = PTR_ERR(target);
+	}
+	a.ino = req->ino;
+	if (!rc)
+		rc = famfs_add_symlink(file_dentry(dirf), req->name, target,
+				       &a);
+	kfree(req);
+	return rc;
+}
+
 static long famfs_ioc_remove(struct file *dirf, void __user *arg)
 {
 	struct famfs_ioc_remove *req;
@@ -210,6 +254,7 @@ long famfs_dir_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case FAMFS_IOC_DEVICE_ADD:
 	case FAMFS_IOC_SLOT_WRITE:
 	case FAMFS_IOC_SETATTR:
+	case FAMFS_IOC_SYMLINK:
 		if (!capable(CAP_SYS_ADMIN))
 			return -EPERM;
 		break;
@@ -228,6 +273,8 @@ long famfs_dir_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return famfs_ioc_slot_write(file, uarg);
 	if (cmd == FAMFS_IOC_SETATTR)
 		return famfs_ioc_setattr(file, uarg);
+	if (cmd == FAMFS_IOC_SYMLINK)
+		return famfs_ioc_symlink(file, uarg);
 	return famfs_ioc_device_add(file, uarg);
 }
 

@@ -266,7 +266,8 @@ unsigned famfs_fs_ndevices(const struct famfs_fs *fs);
 
 /*
  * famfs_read() - copy up to @len bytes of file @n at @off into @buf.
- * Returns bytes copied (0 at EOF). famfs_write() is the master's twin,
+ * Returns bytes copied (0 at EOF), -EINVAL without a map (@m NULL: a
+ * symlink or directory). famfs_write() is the master's twin,
  * limited to the file's allocation (-EFBIG beyond it).
  */
 int64_t famfs_read(struct famfs_fs *fs, const struct famfs_fmap *m,

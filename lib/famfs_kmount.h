@@ -24,6 +24,7 @@ struct famfs_kmount_count {
 	unsigned devices;         /* devices added (DEVICE_ADD) */
 	unsigned attrs;           /* entries in the mount whose mode, owner
 				   * or times a SETATTR changed */
+	unsigned symlinks;        /* symbolic links added (SYMLINK) */
 };
 
 /* A kernel mount followed by this process: the log read via .meta. */

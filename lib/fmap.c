@@ -96,6 +96,8 @@ FAMFS_EXPORT int64_t famfs_read(struct famfs_fs *fs, const struct famfs_fmap *m,
 {
 	if (off >= fsize)
 		return 0;
+	if (!m)
+		return -EINVAL; /* a symlink (its size is its target's) */
 	if (len > fsize - off)
 		len = fsize - off;
 	return copy_map(fs, m, off, buf, len, false);

@@ -28,6 +28,8 @@
 FAMFS_STATIC_ASSERT(sizeof(struct famfs_ioc_item) ==
 		    sizeof(struct famfs_map_item), "uapi item differs");
 FAMFS_STATIC_ASSERT(FAMFS_IOC_NAME_MAX == FAMFS_NAME_MAX, "name limits");
+FAMFS_STATIC_ASSERT(FAMFS_IOC_SYMLINK_MAX == FAMFS_SYMLINK_MAX,
+		    "symlink target limits");
 
 /* A file the log deleted (or renamed another over), by the entry that
  * freed its memory: what a REMOVE tells the module.
@@ -290,6 +292,23 @@ static int create_dir(int dirfd, struct famfs_node *n,
 	return ioctl(dirfd, FAMFS_IOC_MKDIR, &req) ? -errno : 0;
 }
 
+static int create_symlink(int dirfd, struct famfs_node *n,
+			  const struct famfs_attr *a)
+{
+	const char *target = famfs_node_target(n);
+	struct famfs_ioc_symlink req;
+
+	memset(&req, 0, sizeof(req));
+	snprintf(req.name, sizeof(req.name), "%s", famfs_node_name(n));
+	req.ino = a->ino;
+	req.mtime_ns = a->mtime_ns;
+	req.uid = a->uid;
+	req.gid = a->gid;
+	req.target = (uint64_t)(uintptr_t)target;
+	req.target_len = (uint32_t)strlen(target);
+	return ioctl(dirfd, FAMFS_IOC_SYMLINK, &req) ? -errno : 0;
+}
+
 static int remove_entry(int dirfd, const char *name, uint64_t ino,
 			uint64_t seq)
 {
@@ -422,9 +441,12 @@ static int add_one(struct sync_ctx *c, int dirfd, struct famfs_node *n)
 
 	famfs_node_attr(n, &a);
 	r = famfs_node_is_dir(n) ? create_dir(dirfd, n, &a) :
+	    famfs_node_is_symlink(n) ? create_symlink(dirfd, n, &a) :
 	    create_file(dirfd, n, &a);
 	if (!r && famfs_node_is_dir(n))
 		c->n->dirs++;
+	else if (!r && famfs_node_is_symlink(n))
+		c->n->symlinks++;
 	else if (!r)
 		c->n->files++;
 	else if (r == -EEXIST && !(r = update_attrs(c, dirfd, n, &a)))

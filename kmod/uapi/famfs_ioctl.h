@@ -137,6 +137,24 @@ struct famfs_ioc_setattr {
 	char name[FAMFS_IOC_NAME_MAX + 1];
 };
 
+/*
+ * A SYMLINK of the log (format 1.3): add entry @name of the directory as
+ * a symbolic link to the @target_len bytes at user pointer @target (no
+ * NUL, 1..FAMFS_IOC_SYMLINK_MAX), stored as given and never resolved by
+ * famfs; the VFS follows it on lookup. Mode 0777, like every symlink.
+ */
+#define FAMFS_IOC_SYMLINK_MAX	4095
+struct famfs_ioc_symlink {
+	__u64 ino;		/* as in famfs_ioc_create */
+	__u64 mtime_ns;
+	__u64 target;		/* user pointer to target_len bytes */
+	__u32 target_len;
+	__u32 uid;
+	__u32 gid;
+	__u32 reserved;		/* must be 0 */
+	char name[FAMFS_IOC_NAME_MAX + 1];
+};
+
 #define FAMFS_IOC_SLOT_BYTES	64	/* struct famfs_client_slot */
 
 /*
@@ -174,6 +192,9 @@ struct famfs_ioc_slot {
 /* On a directory fd: set an entry's attributes (a SETATTR in the log). */
 #define FAMFS_IOC_SETATTR	_IOW(FAMFS_IOC_MAGIC, 8, \
 				     struct famfs_ioc_setattr)
+/* On a directory fd: add a symbolic link (a SYMLINK in the log). */
+#define FAMFS_IOC_SYMLINK	_IOW(FAMFS_IOC_MAGIC, 9, \
+				     struct famfs_ioc_symlink)
 /* On a directory fd: report removed files still in use (no capability). */
 #define FAMFS_IOC_HELD		_IOR(FAMFS_IOC_MAGIC, 6, struct famfs_ioc_held)
 /* On the root fd: write client slot @index (CAP_SYS_ADMIN). */

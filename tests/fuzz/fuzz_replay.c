@@ -47,6 +47,22 @@ static void read_file(struct famfs_fs *fs, struct famfs_node *n,
 	}
 }
 
+/* A symlink: its target is what readlink gives, 1..4095 bytes, no NUL. */
+static void check_link(struct famfs_node *n, const struct famfs_attr *a)
+{
+	const char *t = famfs_node_target(n);
+	char got[FAMFS_SYMLINK_MAX + 1];
+
+	FUZZ_ASSERT(t && !famfs_node_map(n), "symlink ino %llu",
+		    (unsigned long long)a->ino);
+	FUZZ_ASSERT(a->size >= 1 && a->size <= FAMFS_SYMLINK_MAX &&
+		    strlen(t) == a->size, "symlink ino %llu: size %llu",
+		    (unsigned long long)a->ino, (unsigned long long)a->size);
+	FUZZ_ASSERT(famfs_node_readlink(n, got, sizeof(got)) == (int)a->size &&
+		    !strcmp(got, t), "readlink of ino %llu",
+		    (unsigned long long)a->ino);
+}
+
 static unsigned walk(struct famfs_fs *fs, struct famfs_node *dir, unsigned depth)
 {
 	unsigned count = 0;
@@ -63,6 +79,8 @@ static unsigned walk(struct famfs_fs *fs, struct famfs_node *dir, unsigned depth
 		FUZZ_ASSERT(famfs_node_by_ino(fs, a.ino) == n, "ino of %s", p);
 		if (famfs_node_is_dir(n))
 			count += walk(fs, n, depth + 1);
+		else if (famfs_node_is_symlink(n))
+			check_link(n, &a);
 		else
 			read_file(fs, n, &a);
 		count++;

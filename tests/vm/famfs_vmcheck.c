@@ -21,6 +21,9 @@
  *                                 like live, MIB MiB in STRIPS strips
  *                                 (SEED 0: no data written)
  *   rename MOUNTPOINT OLD NEW     master via meta: one RENAME entry
+ *   symlink MOUNTPOINT PATH TARGET
+ *                                 master via meta: missing parents, then
+ *                                 one SYMLINK entry
  *   reuse MOUNTPOINT OLD NEW SEED master via meta: delete OLD, create NEW
  *                                 (same size, pattern SEED) on OLD's memory
  *   http SOCKET METHOD PATH [JSON] one request to famfsd; prints the
@@ -70,6 +73,8 @@ int main(int argc, char **argv)
 		return http(argv[2], argv[3], argv[4], argc == 6 ? argv[5] : NULL);
 	if (argc == 5 && !strcmp(cmd, "rename"))
 		return rename_file(argv[2], argv[3], argv[4]);
+	if (argc == 5 && !strcmp(cmd, "symlink"))
+		return symlink_file(argv[2], argv[3], argv[4]);
 	if (argc == 6 && !strcmp(cmd, "reuse"))
 		return reuse(argv[2], argv[3], argv[4], seed_arg(argv[5]));
 	if (argc == 6 && !strcmp(cmd, "hold"))
@@ -110,7 +115,7 @@ int main(int argc, char **argv)
 		return expect_rofs(argv[2]);
 	fprintf(stderr, "usage: famfs-vmcheck mkfs|populate|live|write-mmap|"
 		"write-io|verify-read|verify-mmap|rw-cross|pmd|bench|mapinfo|"
-		"badmaps|expect-rofs|grow|rename|reuse|hold|http|cat-mmap|"
+		"badmaps|expect-rofs|grow|rename|symlink|reuse|hold|http|cat-mmap|"
 		"chmod|keep-mmap|map-save|map-overlap|unlocked ARGS (see the "
 		"source)\n");
 	return 2;

@@ -168,6 +168,32 @@ int rename_file(const char *mnt, const char *old, const char *new)
 	return rc ? lib_fail(old, rc, &e) : 0;
 }
 
+/*
+ * The master, through the mount's meta files, makes the symlink @path to
+ * @target (one SYMLINK entry), and first each missing parent directory.
+ */
+int symlink_file(const char *mnt, const char *path, const char *target)
+{
+	char dir[FAMFS_PATH_MAX + 1];
+	struct famfs_err e = { 0 };
+	struct famfs_fs *fs;
+	int rc = 0;
+
+	if (open_meta_master(mnt, &fs))
+		return 1;
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (char *s = strchr(dir + 1, '/'); s && !rc; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (!famfs_lookup(fs, dir))
+			rc = famfs_mkdir(fs, dir, 0755, 0, 0, &e);
+		*s = '/';
+	}
+	if (!rc)
+		rc = famfs_symlink(fs, path, target, 0, 0, 0, &e);
+	famfs_close(fs);
+	return rc ? lib_fail(path, rc, &e) : 0;
+}
+
 int live(const char *mnt, const char *path, unsigned seed)
 {
 	return grow(mnt, path, seed, 2, 4 * MiB);

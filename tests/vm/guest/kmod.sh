@@ -167,6 +167,36 @@ rename_follow() {
 	famfs-vmcheck verify-mmap $MNT/dir/mv_dst 7
 }
 
+# SYMLINK entries (format 1.3) on a kernel mount (docs/kmod.md): the
+# follower makes symlink inodes (get_link, the target in memory); a file
+# reads through an HF-hub snapshots/main/... link with read() and mmap(),
+# readlink gives the target verbatim, a rename and a delete of a link are
+# followed, and the VFS may not change a link.
+symlink_follow() {
+	famfs-vmcheck symlink $MNT /hf/snapshots/main/weights.bin \
+		../../../dir/mv_dst
+	famfs-vmcheck symlink $MNT /hf/latest snapshots/main
+	famfs-vmcheck symlink $MNT /hf/dangling /no/such/../x
+	famfs-cli mount --replay $MNT | tee /tmp/replay.out
+	grep -q ' 3 new symlinks,' /tmp/replay.out
+	[ -L $MNT/hf/snapshots/main/weights.bin ]
+	[ "$(readlink $MNT/hf/snapshots/main/weights.bin)" = \
+	  "../../../dir/mv_dst" ]
+	[ "$(readlink $MNT/hf/dangling)" = "/no/such/../x" ]
+	[ "$(stat -c '%s %a' $MNT/hf/dangling)" = "13 777" ]
+	famfs-vmcheck verify-read $MNT/hf/snapshots/main/weights.bin 7
+	famfs-vmcheck verify-mmap $MNT/hf/latest/weights.bin 7
+	not test -e $MNT/hf/dangling
+	not ln -s x $MNT/hf/vfs-link
+	not rm $MNT/hf/dangling
+	ino=$(stat -c %i $MNT/hf/latest)
+	famfs-vmcheck rename $MNT /hf/latest /hf/current
+	famfs-cli mount --replay $MNT
+	not test -L $MNT/hf/latest
+	[ "$(stat -c %i $MNT/hf/current)" = "$ino" ]
+	famfs-vmcheck verify-read $MNT/hf/current/weights.bin 7
+}
+
 # A SETATTR of a file the mount has already: the follower applies it.
 setattr_follow() {
 	famfs-vmcheck chmod $MNT /dir/mv_dst 0640
@@ -321,6 +351,7 @@ check live_create live_create
 check delete_reuse delete_reuse
 check rename_follow rename_follow
 check setattr_follow setattr_follow
+check symlink_follow symlink_follow
 check umount do_umount
 check remount_replay remount_replay
 check client_readonly client_readonly
