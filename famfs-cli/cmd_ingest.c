@@ -16,6 +16,8 @@
 #include "ingest.h"
 #include "manifest_sqlite.h"
 #include "progress.h"
+#include "skipped.h"
+#include "symlinks.h"
 #include "ticker.h"
 
 static void ingest_usage(FILE *f)
@@ -52,7 +54,14 @@ static void ingest_usage(FILE *f)
 		"                         (without it they are listed, exit status 3)\n"
 		"  -r, --retries N        copy a file whose source changes while it\n"
 		"                         is copied up to N more times (default 3);\n"
-		"                         then it is not committed (exit status 3)\n\n"
+		"                         then it is not committed (exit status 3)\n"
+		"  -l, --symlinks P       keep (default): symlinks become symlinks,\n"
+		"                         their targets verbatim (never followed);\n"
+		"                         skip: each is named as skipped\n"
+		"  -s, --strict           fail, copying nothing, if any path would be\n"
+		"                         skipped (fifo, socket, device node)\n\n"
+		"Skipped paths are named on stderr (the first 20, then a count; the\n"
+		"famfsd job's result names up to 1000).\n"
 		"Progress goes to stderr: a bar on a terminal, a line every 10 s\n"
 		"otherwise; \"planning…\" until the tree is counted; the last line\n"
 		"gives the average rate over the job's wall time.\n\n"
@@ -67,6 +76,7 @@ struct ingest_cmd {
 	const char *host, *filesystem, *manifest, *src, *dst;
 	unsigned threads, retries;
 	bool verify, verify_all, wait, plain_io, retries_set, delete_removed;
+	bool strict, skip_symlinks;
 	enum ingest_changed_policy changed;
 };
 
@@ -178,6 +188,16 @@ static int ingest_offline(struct ingest_cmd *c)
 		famfs_close(fs);
 		return CLI_EXIT_FAIL;
 	}
+	if (c->skip_symlinks)
+		ingest_plan_skip_symlinks(&plan);
+	ingest_skipped_print(&plan, stderr);
+	if (c->strict && ingest_skipped_refuse(&plan, why, sizeof(why))) {
+		cli_error("ingest", "%s", why);
+		ingest_plan_free(&plan);
+		ingest_manifest_sqlite_close(&man);
+		famfs_close(fs);
+		return CLI_EXIT_FAIL;
+	}
 	ingest_sink_lib(&sink, fs);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -210,6 +230,14 @@ static int ingest_offline(struct ingest_cmd *c)
 		       "not committed\n", (unsigned long long)res.files_rewritten,
 		       (unsigned long long)res.copies_retried,
 		       (unsigned long long)res.files_refused);
+	if (plan.symlinks)
+		printf("symlinks: %llu made, %llu already there, %llu changed at the "
+		       "source, %llu verified; %llu point outside the tree (kept "
+		       "verbatim)\n", (unsigned long long)res.symlinks_made,
+		       (unsigned long long)res.symlinks_already,
+		       (unsigned long long)res.symlinks_changed,
+		       (unsigned long long)res.symlinks_verified,
+		       (unsigned long long)res.symlinks_outside);
 	if (atomic_load(&run.prog.bytes_copied))
 		printf("space: %llu bytes of data in %llu bytes allocated (%.3f x)\n",
 		       (unsigned long long)atomic_load(&run.prog.bytes_copied),
@@ -291,6 +319,10 @@ static int ingest_daemon(struct ingest_cmd *c)
 		json_object_object_add(params, "delete", json_object_new_boolean(true));
 	if (c->retries_set)
 		json_object_object_add(params, "retries", json_object_new_int((int)c->retries));
+	if (c->strict)
+		json_object_object_add(params, "strict", json_object_new_boolean(true));
+	if (c->skip_symlinks)
+		json_object_object_add(params, "symlinks", json_object_new_string("skip"));
 	json_object_object_add(body, "params", params);
 	r = famfs_client_request(cl, "POST", "/v1/jobs", body, &status, &out, &err);
 	json_object_put(body);
@@ -327,13 +359,15 @@ int cmd_ingest(int argc, char **argv)
 		{ "update", no_argument, NULL, 'u' },
 		{ "delete", no_argument, NULL, 'D' },
 		{ "retries", required_argument, NULL, 'r' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "symlinks", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct ingest_cmd c = { .retries = INGEST_DEFAULT_TRIES - 1 };
 	int o;
 
-	while ((o = getopt_long(argc, argv, "H:F:wd:m:t:vc:uDr:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "H:F:wd:m:t:vc:uDr:sl:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'H': c.host = optarg; break;
 		case 'F': c.filesystem = optarg; break;
@@ -363,6 +397,14 @@ int cmd_ingest(int argc, char **argv)
 					  &c.retries))
 				return CLI_EXIT_USAGE;
 			c.retries_set = true;
+			break;
+		case 's': c.strict = true; break;
+		case 'l':
+			if (strcmp(optarg, "keep") && strcmp(optarg, "skip")) {
+				cli_error("ingest", "--symlinks: keep or skip, not '%s'", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			c.skip_symlinks = !strcmp(optarg, "skip");
 			break;
 		case 'c':
 			if (!strcmp(optarg, "keep"))

@@ -37,6 +37,28 @@ static double api_time(json_object *job, const char *key)
 	return end && !*end ? (double)timegm(&tm) : -1;
 }
 
+/* Paths the job did not copy (an ingest's result.skipped), as the offline
+ * ingest names them: the first 20, then how many more.
+ */
+static void print_skipped(json_object *job)
+{
+	json_object *a = famfs_json_path(job, "result.skipped");
+	json_object *n = famfs_json_path(job, "result.skipped_count");
+	size_t len = a ? json_object_array_length(a) : 0, shown = 0;
+	int64_t total = n ? json_object_get_int64(n) : (int64_t)len;
+
+	for (; shown < len && shown < 20; shown++) {
+		json_object *e = json_object_array_get_idx(a, shown);
+
+		fprintf(stderr, "skipped %s: %s\n",
+			json_object_get_string(famfs_json_path(e, "path")),
+			json_object_get_string(famfs_json_path(e, "why")));
+	}
+	if (total > (int64_t)shown)
+		fprintf(stderr, "skipped %lld more paths (famfs-cli get jobs -o "
+			"yaml names up to 1000)\n", (long long)(total - (int64_t)shown));
+}
+
 /* The end of a job: its totals and average rate, then its state. */
 static int job_ended(struct progress_view *v, json_object *job, int64_t id,
 		     const char *state)
@@ -46,6 +68,7 @@ static int job_ended(struct progress_view *v, json_object *job, int64_t id,
 	struct progress_sample s;
 
 	sample(job, &s);
+	print_skipped(job);
 	/* famfsd stamps whole seconds: the job took finished - started */
 	progress_finish(v, &s, state, started >= 0 && finished >= started ?
 			finished - started : 0, 1);

@@ -20,7 +20,8 @@
 enum ingest_kind {
 	INGEST_DIR = 1,
 	INGEST_FILE,
-	INGEST_SKIP,        /* symlink, device, fifo, socket: reported */
+	INGEST_SKIP,        /* device, fifo, socket: named (skipped.h) */
+	INGEST_SYMLINK,     /* kept as a symlink, its target verbatim */
 };
 
 struct ingest_item {
@@ -34,12 +35,15 @@ struct ingest_item {
 	uint64_t src_dev, src_ino; /* hard links are found by these */
 	uint64_t alloc_blocks;  /* st_blocks * 512, to spot sparse files */
 	const char *skip_why;   /* INGEST_SKIP */
+	char *target;           /* INGEST_SYMLINK: as readlink() gave it */
+	bool outside;           /* INGEST_SYMLINK: absolute, or above the root */
 };
 
 struct ingest_plan {
 	struct ingest_item *items;
 	uint64_t nitems;
 	uint64_t files, dirs, skipped, hardlinks, sparse;
+	uint64_t symlinks, symlinks_outside;
 	uint64_t bytes;
 };
 
@@ -83,12 +87,18 @@ struct ingest_sink_ops {
 			 void (*fn)(void *arg, const char *path), void *arg);
 	/* Optional: remove an empty directory (-ENOTEMPTY if it is not). */
 	int (*rmdir)(void *s, const char *path);
-	/* Remove a committed file (the "replace" policy). */
+	/* Remove a committed file or symlink (the "replace" policy). */
 	int (*remove)(void *s, const char *path);
 	/* Move the committed file @from over @to in one step (a reader sees
 	 * the old file or the new one): the "replace" policy's update.
 	 */
 	int (*rename)(void *s, const char *from, const char *to);
+	/* Create symlink @path to @target (verbatim) with owner and mtime. */
+	int (*symlink)(void *s, const char *path, const char *target,
+		       uint32_t uid, uint32_t gid, uint64_t mtime_ns);
+	/* Symlink @path's target into @buf: its length, or a negative errno
+	 * (-EINVAL: not a symlink). */
+	int (*readlink)(void *s, const char *path, char *buf, size_t len);
 	/* Optional group commit: flush and commit @n files at once (one log
 	 * append, all or nothing on the media). reqs[i].path/attr name file
 	 * i of targets t[i]; each result is filled in, and the reservation of
@@ -223,6 +233,8 @@ struct ingest_result {
 	 */
 	uint64_t dirs_gone, dirs_deleted;
 	char dirs_gone_names[512];  /* the first of those kept, ", " between */
+	uint64_t symlinks_made, symlinks_already, symlinks_changed;
+	uint64_t symlinks_outside, symlinks_verified;
 };
 
 /* Names a result keeps of each list; the counts stay exact. */

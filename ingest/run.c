@@ -29,6 +29,7 @@
 #include "removed.h"
 #include "run_job.h"
 #include "source_change.h"
+#include "symlinks.h"
 #include "uring.h"
 
 enum action { ACT_NONE, ACT_COPY, ACT_SKIP, ACT_UPDATE };
@@ -697,6 +698,9 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 		check_space(&j);
 	if (!res->error)
 		make_dirs(&j);
+	/* symlinks are one log entry each and no data: made here, in order */
+	if (!res->error && ingest_make_symlinks(o, p, sink, man, res))
+		atomic_store(&j.failed, true);
 	if (threads > 64)
 		threads = 64;
 	if (threads > j.norder)

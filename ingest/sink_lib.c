@@ -136,7 +136,7 @@ static int64_t lib_read(void *s, const char *path, uint64_t off, void *buf,
 
 	famfs_fs_rdlock(fs);
 	n = famfs_lookup(fs, path);
-	if (n && !famfs_node_is_dir(n)) {
+	if (n && !famfs_node_is_dir(n) && !famfs_node_is_symlink(n)) {
 		struct famfs_attr a;
 
 		famfs_node_attr(n, &a);
@@ -210,12 +210,35 @@ static int lib_rmdir(void *s, const char *path)
 	return famfs_unlink(s, path, &e);
 }
 
+static int lib_symlink(void *s, const char *path, const char *target,
+		       uint32_t uid, uint32_t gid, uint64_t mtime_ns)
+{
+	struct famfs_err e;
+
+	return famfs_symlink(s, path, target, uid, gid, mtime_ns, &e);
+}
+
+static int lib_readlink(void *s, const char *path, char *buf, size_t len)
+{
+	struct famfs_fs *fs = s;
+	struct famfs_node *n;
+	int r = -ENOENT;
+
+	famfs_fs_rdlock(fs);
+	n = famfs_lookup(fs, path);
+	if (n)
+		r = famfs_node_readlink(n, buf, len);
+	famfs_fs_unlock(fs);
+	return r;
+}
+
 static const struct ingest_sink_ops lib_ops = {
 	.stat = lib_stat, .mkdir = lib_mkdir, .begin = lib_begin,
 	.commit = lib_commit, .abort = lib_abort, .free_bytes = lib_free_bytes,
 	.read = lib_read, .remove = lib_remove, .rmdir = lib_rmdir,
 	.list_dirs = lib_list_dirs, .place_plan = lib_place_plan,
 	.commit_batch = lib_commit_batch, .rename = lib_rename,
+	.symlink = lib_symlink, .readlink = lib_readlink,
 };
 
 void ingest_sink_lib(struct ingest_sink *k, struct famfs_fs *fs)

@@ -54,7 +54,7 @@ static int ms_stat(void *s, const char *path, struct famfs_attr *a)
 {
 	char *p = full(s, path);
 	struct stat st;
-	int r = p && stat(p, &st) == 0 ? 0 : -errno;
+	int r = p && lstat(p, &st) == 0 ? 0 : -errno;   /* a link is itself */
 
 	free(p);
 	if (r)
@@ -405,11 +405,41 @@ static int ms_rmdir(void *s, const char *path)
 	return r;
 }
 
+static int ms_symlink(void *s, const char *path, const char *target,
+		      uint32_t uid, uint32_t gid, uint64_t mtime_ns)
+{
+	char *p = full(s, path);
+	struct timespec ts[2] = {
+		{ .tv_nsec = UTIME_OMIT },
+		{ (time_t)(mtime_ns / 1000000000ULL), (long)(mtime_ns % 1000000000ULL) },
+	};
+	int r = -ENOMEM;
+
+	if (p)
+		r = symlink(target, p) || lchown(p, uid, gid) ||
+		    utimensat(AT_FDCWD, p, ts, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+	free(p);
+	return r;
+}
+
+static int ms_readlink(void *s, const char *path, char *buf, size_t len)
+{
+	char *p = full(s, path);
+	ssize_t n = p ? readlink(p, buf, len ? len - 1 : 0) : -1;
+	int r = n < 0 ? -errno : (int)n;
+
+	if (n >= 0)
+		buf[n] = '\0';
+	free(p);
+	return r;
+}
+
 static const struct ingest_sink_ops mount_ops = {
 	.stat = ms_stat, .mkdir = ms_mkdir, .begin = ms_begin, .commit = ms_commit,
 	.abort = ms_abort, .free_bytes = ms_free_bytes, .read = ms_read,
 	.remove = ms_remove, .rename = ms_rename, .rmdir = ms_rmdir,
 	.list_dirs = ms_list_dirs, .place_plan = ms_place_plan,
+	.symlink = ms_symlink, .readlink = ms_readlink,
 };
 
 int ingest_sink_mount_open(struct ingest_sink *k, const char *mountpoint,

@@ -15,6 +15,7 @@
 
 #include "ingest.h"
 #include "readable.h"
+#include "symlinks.h"
 
 struct walk {
 	struct ingest_plan *p;
@@ -57,8 +58,6 @@ static void fill_attrs(struct ingest_item *it, const struct stat *st)
 
 static const char *special_why(mode_t m)
 {
-	if (S_ISLNK(m))
-		return "symlink (famfs has no symlinks; not followed)";
 	if (S_ISFIFO(m))
 		return "fifo";
 	if (S_ISSOCK(m))
@@ -141,6 +140,13 @@ static int walk_dir(struct walk *w, int dfd, const char *rel, uint64_t self)
 			w->p->bytes += it->size;
 			if (it->alloc_blocks < it->size)
 				w->p->sparse++;
+		} else if (S_ISLNK(st.st_mode)) {
+			r = ingest_symlink_item(it, dirfd(d), de->d_name, w->p);
+			if (r) {
+				snprintf(w->why, w->whylen, "%s: cannot read the link: %s",
+					 sub, strerror(-r));
+				break;
+			}
 		} else {
 			it->kind = INGEST_SKIP;
 			it->skip_why = special_why(st.st_mode);
@@ -221,8 +227,10 @@ int ingest_plan_build(const char *source, const char *dest,
 
 void ingest_plan_free(struct ingest_plan *p)
 {
-	for (uint64_t i = 0; i < p->nitems; i++)
+	for (uint64_t i = 0; i < p->nitems; i++) {
 		free(p->items[i].rel);
+		free(p->items[i].target);
+	}
 	free(p->items);
 	memset(p, 0, sizeof(*p));
 }

@@ -29,7 +29,10 @@ static json_object *node_json(const struct famfs_node *n, const char *path)
 
 	famfs_node_attr(n, &a);
 	jset_str(o, "path", path);
-	jset_str(o, "type", famfs_node_is_dir(n) ? "dir" : "file");
+	jset_str(o, "type", famfs_node_is_dir(n) ? "dir" :
+		 famfs_node_is_symlink(n) ? "symlink" : "file");
+	if (famfs_node_is_symlink(n))
+		jset_str(o, "target", famfs_node_target(n));
 	jset_int(o, "size", (int64_t)a.size);
 	jset_int(o, "alloc", (int64_t)a.alloc_bytes);
 	jset_int(o, "mode", a.mode & 07777);

@@ -11,7 +11,7 @@
 #include "store/store.h"
 
 #define JOB_COLS "id, kind, state, params, bytes_done, bytes_total, " \
-	"files_done, files_total, error, created, started, finished"
+	"files_done, files_total, error, created, started, finished, result"
 
 static json_object *row_json(sqlite3_stmt *st)
 {
@@ -32,6 +32,8 @@ static json_object *row_json(sqlite3_stmt *st)
 	jset_time(o, "created", sqlite3_column_int64(st, 9));
 	jset_time(o, "started", sqlite3_column_int64(st, 10));
 	jset_time(o, "finished", sqlite3_column_int64(st, 11));
+	p = json_tokener_parse((const char *)sqlite3_column_text(st, 12));
+	json_object_object_add(o, "result", p ? p : json_object_new_object());
 	return o;
 }
 

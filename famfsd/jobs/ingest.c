@@ -23,11 +23,13 @@
 #include "metrics.h"
 #include "sink_mount.h"
 #include "store/store.h"
+#include "skipped.h"
+#include "symlinks.h"
 #include "ticker.h"
 
 static const char *const ingest_fields[] = {
 	"filesystem", "source", "dest", "threads", "verify", "on_change", "retries",
-	"delete", NULL,
+	"delete", "strict", "symlinks", NULL,
 };
 
 static int ingest_validate(json_object *params, char *why, size_t whylen)
@@ -82,6 +84,18 @@ static int ingest_validate(json_object *params, char *why, size_t whylen)
 	if (json_object_object_get_ex(params, "delete", &v) &&
 	    !json_object_is_type(v, json_type_boolean)) {
 		snprintf(why, whylen, "params.delete: true or false");
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(params, "strict", &v) &&
+	    !json_object_is_type(v, json_type_boolean)) {
+		snprintf(why, whylen, "params.strict: true or false");
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(params, "symlinks", &v) &&
+	    (!json_object_is_type(v, json_type_string) ||
+	     (strcmp(json_object_get_string(v), "keep") &&
+	      strcmp(json_object_get_string(v), "skip")))) {
+		snprintf(why, whylen, "params.symlinks: keep or skip");
 		return -EINVAL;
 	}
 	if (json_object_object_get_ex(params, "on_change", &v) &&
@@ -218,6 +232,36 @@ static int source_changed_error(struct job *j, const struct ingest_result *res,
 	return -ESTALE;
 }
 
+/* The job's result: its counts and the paths it did not copy, named. */
+static json_object *result_json(const struct ingest_plan *p,
+				const struct ingest_result *res)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "files_copied", json_object_new_int64((int64_t)res->files_copied));
+	json_object_object_add(o, "files_already_there",
+			       json_object_new_int64((int64_t)res->files_skipped));
+	json_object_object_add(o, "files_changed", json_object_new_int64((int64_t)res->files_changed));
+	json_object_object_add(o, "files_verified", json_object_new_int64((int64_t)res->files_verified));
+	json_object_object_add(o, "hardlinks_copied", json_object_new_int64((int64_t)p->hardlinks));
+	json_object_object_add(o, "sparse_filled", json_object_new_int64((int64_t)p->sparse));
+	json_object_object_add(o, "symlinks", json_object_new_int64((int64_t)p->symlinks));
+	json_object_object_add(o, "symlinks_made", json_object_new_int64((int64_t)res->symlinks_made));
+	json_object_object_add(o, "symlinks_already_there",
+			       json_object_new_int64((int64_t)res->symlinks_already));
+	json_object_object_add(o, "symlinks_changed", json_object_new_int64((int64_t)res->symlinks_changed));
+	json_object_object_add(o, "symlinks_verified", json_object_new_int64((int64_t)res->symlinks_verified));
+	json_object_object_add(o, "symlinks_outside", json_object_new_int64((int64_t)p->symlinks_outside));
+	json_object_object_add(o, "files_rewritten", json_object_new_int64((int64_t)res->files_rewritten));
+	json_object_object_add(o, "copies_retried", json_object_new_int64((int64_t)res->copies_retried));
+	json_object_object_add(o, "files_refused", json_object_new_int64((int64_t)res->files_refused));
+	json_object_object_add(o, "files_removed", json_object_new_int64((int64_t)res->files_removed));
+	json_object_object_add(o, "files_deleted", json_object_new_int64((int64_t)res->files_deleted));
+	json_object_object_add(o, "skipped_count", json_object_new_int64((int64_t)p->skipped));
+	json_object_object_add(o, "skipped", ingest_skipped_json(p, INGEST_SKIPPED_IN_RESULT));
+	return o;
+}
+
 static int ingest_run_job(struct job *j)
 {
 	json_object *p = job_params(j), *v;
@@ -284,6 +328,16 @@ static int ingest_run_job(struct job *j)
 		r = r ? r : -EIO;
 		goto out;
 	}
+	if (!strcmp(str_param(p, "symlinks", "keep"), "skip"))
+		ingest_plan_skip_symlinks(&plan);
+	if (json_object_object_get_ex(p, "strict", &v) && json_object_get_boolean(v) &&
+	    (r = ingest_skipped_refuse(&plan, why, sizeof(why)))) {
+		memset(&res, 0, sizeof(res));
+		job_set_result(j, result_json(&plan, &res));
+		job_set_error(j, "%s", why);
+		ingest_plan_free(&plan);
+		goto out;
+	}
 	ingest_ticker_init(&w.tick);
 	/* without the watcher the job runs, reporting progress only at its end */
 	bool watching = pthread_create(&t, NULL, watch, &w) == 0;
@@ -309,6 +363,7 @@ static int ingest_run_job(struct job *j)
 			 (unsigned long long)res.files_rewritten,
 			 (unsigned long long)res.copies_retried,
 			 (unsigned long long)res.files_refused);
+	job_set_result(j, result_json(&plan, &res));
 	ingest_result_free(&res);
 	ingest_plan_free(&plan);
 out:

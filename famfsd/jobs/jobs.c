@@ -24,6 +24,7 @@ struct job {
 	pthread_t thread;
 	atomic_bool done;
 	char error[512];
+	json_object *result;      /* job_set_result(), stored at the end */
 	struct famfs_fs *master;  /* job_hold_master() */
 };
 
@@ -76,6 +77,12 @@ void job_set_error(struct job *j, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(j->error, sizeof(j->error), fmt, ap);
 	va_end(ap);
+}
+
+void job_set_result(struct job *j, json_object *result)
+{
+	json_object_put(j->result);
+	j->result = result;
 }
 
 static void update(int64_t id, const char *sql_set, const char *text)
@@ -133,6 +140,9 @@ static void *job_thread(void *arg)
 	fsmaster_release(j->master);
 	j->master = NULL;
 	snprintf(res, sizeof(res), "jobs/%lld", (long long)j->id);
+	if (j->result)
+		update(j->id, "result=?2", json_object_to_json_string_ext(
+			       j->result, JSON_C_TO_STRING_PLAIN));
 	if (job_cancelled(j) && atomic_load(&shutting_down) &&
 	    j->kind->resumable) {
 		/* stopped by famfsd's own shutdown: resume next start */
@@ -288,6 +298,7 @@ static void reap_done(void)
 		if (running[i] && atomic_load(&running[i]->done)) {
 			pthread_join(running[i]->thread, NULL);
 			json_object_put(running[i]->params);
+			json_object_put(running[i]->result);
 			free(running[i]);
 			running[i] = NULL;
 		}
@@ -339,6 +350,7 @@ void jobs_kick(void)
 			log_err("jobs/%lld: cannot start a thread",
 				(long long)j->id);
 			json_object_put(j->params);
+			json_object_put(j->result);
 			free(j);
 			continue;
 		}
@@ -358,6 +370,7 @@ void jobs_shutdown(void)
 		if (running[i]) {
 			pthread_join(running[i]->thread, NULL);
 			json_object_put(running[i]->params);
+			json_object_put(running[i]->result);
 			free(running[i]);
 			running[i] = NULL;
 		}

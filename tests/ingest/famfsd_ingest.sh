@@ -59,6 +59,8 @@ n = 0
 for dp, dns, fns in os.walk(src):
     for f in fns:
         p = os.path.join(dp, f); rel = os.path.relpath(p, src); st = os.lstat(p)
+        if stat.S_ISLNK(st.st_mode):    # kept, its target verbatim
+            assert have[rel].get("target") == os.readlink(p), (rel, have[rel]); continue
         if not stat.S_ISREG(st.st_mode):
             assert rel not in have, rel; continue
         node = have[rel]
