@@ -12,6 +12,8 @@ ifneq ($(shell command -v ninja 2>/dev/null),)
 export CMAKE_GENERATOR = Ninja
 endif
 endif
+# A tree configured right after install-deps.sh installed ninja: Ninja too.
+GEN = $(if $(CMAKE_GENERATOR),,$$(command -v ninja >/dev/null 2>&1 && echo -GNinja))
 # Tests run with the build's test-bin/ (Debian's python3) first on PATH.
 TEST_PATH = PATH=$(abspath $(1))/test-bin:$$PATH
 
@@ -32,11 +34,11 @@ deps-demo:
 # existing tree as it is. famfs.ko is built only when kernel headers are
 # installed (kmod/kver.cmake).
 build: deps
-	cmake -S . -B $(BUILD) -DFAMFS_BUILD_TESTS=ON $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) $(GEN) -DFAMFS_BUILD_TESTS=ON $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
 build-demo: deps-demo
-	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) -DFAMFS_BUILD_TESTS=OFF $(CMAKE_FLAGS)
+	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) $(GEN) -DFAMFS_BUILD_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The whole suite, then again (all but the QEMU guest tests) under
