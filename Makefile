@@ -12,20 +12,33 @@ ifneq ($(shell command -v ninja 2>/dev/null),)
 export CMAKE_GENERATOR = Ninja
 endif
 endif
+# A tree configured right after install-deps.sh installed ninja: Ninja too.
+GEN = $(if $(CMAKE_GENERATOR),,$$(command -v ninja >/dev/null 2>&1 && echo -GNinja))
 # Tests run with the build's test-bin/ (Debian's python3) first on PATH.
 TEST_PATH = PATH=$(abspath $(1))/test-bin:$$PATH
 
-.PHONY: all build check check-stream-vm check-stream-host check-vm check-plain check-rest asan-check tsan-check demo demo-offline deps clean asan tsan fuzz
+.PHONY: all build build-demo deps-demo check check-stream-vm check-stream-host check-vm check-plain check-rest asan-check tsan-check demo demo-offline deps clean asan tsan fuzz
 
 all: build
 
+# Dependency profiles (scripts/install-deps.sh): `make demo` installs the
+# demo profile only (build and run), everything else the check profile.
 deps:
-	@./scripts/install-deps.sh
+	@./scripts/install-deps.sh check
 
-$(BUILD)/CMakeCache.txt: | deps
-	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+deps-demo:
+	@./scripts/install-deps.sh demo
 
-build: deps $(BUILD)/CMakeCache.txt
+# `make build` and `make check` build the tests; `make demo` configures a
+# new tree without them (the demo profile has no cmocka) and keeps an
+# existing tree as it is. famfs.ko is built only when kernel headers are
+# installed (kmod/kver.cmake).
+build: deps
+	cmake -S . -B $(BUILD) $(GEN) -DFAMFS_BUILD_TESTS=ON $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+
+build-demo: deps-demo
+	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) $(GEN) -DFAMFS_BUILD_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The whole suite, then again (all but the QEMU guest tests) under
@@ -95,10 +108,10 @@ tsan-check: deps
 	cmake --build build-tsan -j $(JOBS)
 	cd build-tsan && $(call TEST_PATH,build-tsan) ctest --output-on-failure -j $(JOBS) --timeout 900 -LE '$(TSAN_LABELS_EXCLUDE)' $(if $(TSAN_EXCLUDE),-E '$(TSAN_EXCLUDE)')
 
-demo: build
+demo: build-demo
 	./scripts/demo-main.sh $(BUILD)
 
-demo-offline: build
+demo-offline: build-demo
 	./scripts/demo.sh $(BUILD)
 
 asan: asan-check

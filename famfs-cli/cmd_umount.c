@@ -10,7 +10,7 @@
 #include <sys/mount.h>
 
 #include "cli.h"
-#include "../kmod/uapi/famfs_ioctl.h"
+#include "famfs/famfs_ioctl.h"
 
 static const char usage[] =
 "usage: famfs-cli umount MOUNTPOINT\n"

@@ -10,16 +10,20 @@
  */
 #include <linux/blkdev.h>
 #include <linux/crc32.h>
+#include <linux/crc32poly.h>
 #include <linux/dax.h>
 #include <linux/fs.h>
 #include <linux/fs_context.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "famfs/crc32c.h"
 #include "famfs_kmod.h"
 
+/* The CRC of include/famfs/crc32c.h, as libfamfs computes it. */
 u32 famfs_crc32c(const void *buf, size_t len)
 {
+	BUILD_BUG_ON(CRC32C_POLY_LE != FAMFS_CRC32C_POLY);
 	return ~__crc32c_le(~0U, buf, len);
 }
 

@@ -6,7 +6,8 @@
  * host-side tests and bench/kmod compile them as they are), so that the
  * validation and the iomap offset computation are tested outside a guest.
  * The offset arithmetic itself is famfs_resolve_items() from
- * lib/fmap_resolve.h, the one function lib and the FUSE server use too.
+ * include/famfs/fmap_resolve.h, the one function lib and the FUSE server
+ * use too.
  */
 #ifndef FAMFS_KMOD_MAP_H
 #define FAMFS_KMOD_MAP_H
@@ -21,7 +22,7 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 #endif
 
-#include "fmap_resolve.h"
+#include "famfs/fmap_resolve.h"
 
 /*
  * A file's map as the kernel holds it: the header plus nitems items. For
@@ -59,12 +60,13 @@ static inline size_t famfs_kmap_bytes(unsigned int nitems)
 
 /*
  * famfs_kmap_validate() - check a map from user space before it is used.
- * Returns 0, or -EINVAL when famfs_map_check() (lib/fmap_resolve.h, the
- * one validator lib's replay and the tools use too) refuses it: an item
- * names a device the mount does not have, lies outside its device or in
- * its reserved head (label, superblock, log), is unaligned, overlaps
- * another item, the sums overflow, the strip count or chunk is not sane,
- * or the map does not hold @size bytes.
+ * Returns 0, or -EINVAL when famfs_map_check()
+ * (include/famfs/fmap_resolve.h, the one validator lib's replay and the
+ * tools use too) refuses it: an item names a device the mount does not
+ * have, lies outside its device or in its reserved head (label,
+ * superblock, log), is unaligned, overlaps another item, the sums
+ * overflow, the strip count or chunk is not sane, or the map does not
+ * hold @size bytes.
  */
 int famfs_kmap_validate(const struct famfs_kmap *m, u64 size,
 			const struct famfs_kgeom *g);

@@ -4,8 +4,9 @@
  *
  * Every read, write and fault goes through famfs_iomap_begin(), which
  * turns a file offset into a device offset with famfs_resolve_items()
- * (lib/fmap_resolve.h). An interleaved file is never expanded into
- * extents: each call computes its strip and stripe from the descriptor.
+ * (include/famfs/fmap_resolve.h). An interleaved file is never expanded
+ * into extents: each call computes its strip and stripe from the
+ * descriptor.
  * Files never change size; writes stop at the end of the file.
  */
 #include <linux/fs.h>

@@ -16,7 +16,7 @@
 #include <linux/uaccess.h>
 
 #include "famfs_kmod.h"
-#include "uapi/famfs_ioctl.h"
+#include "famfs/famfs_ioctl.h"
 
 static_assert(sizeof(struct famfs_client_slot) == FAMFS_IOC_SLOT_BYTES);
 static_assert(sizeof(struct famfs_uuid) ==

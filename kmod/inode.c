@@ -14,7 +14,7 @@
 #include <linux/pagemap.h>
 
 #include "famfs_kmod.h"
-#include "uapi/famfs_ioctl.h"
+#include "famfs/famfs_ioctl.h"
 
 struct inode *famfs_new_inode(struct super_block *sb, umode_t mode)
 {

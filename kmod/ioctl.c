@@ -13,7 +13,7 @@
 #include <linux/cred.h>
 
 #include "famfs_kmod.h"
-#include "uapi/famfs_ioctl.h"
+#include "famfs/famfs_ioctl.h"
 
 static_assert(sizeof(struct famfs_ioc_item) == sizeof(struct famfs_map_item));
 static_assert(offsetof(struct famfs_ioc_item, offset) ==

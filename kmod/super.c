@@ -21,7 +21,7 @@
 #include <linux/statfs.h>
 
 #include "famfs_kmod.h"
-#include "uapi/famfs_ioctl.h"
+#include "famfs/famfs_ioctl.h"
 
 static int famfs_check_super(struct fs_context *fc, struct famfs_sb_info *sbi,
 			     struct famfs_superblock *fsb, u64 bdev_size)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "famfs_overflow.h"
+#include "famfs/famfs_overflow.h"
 #include "internal.h"
 
 #define WORD_BITS 64ULL

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * CRC32C (Castagnoli), the checksum of every on-media structure. Uses the
- * SSE4.2 crc32 instruction when the CPU has it (replay speed depends on
- * it), a slicing table otherwise; both give the same value.
+ * CRC32C (Castagnoli, include/famfs/crc32c.h), the checksum of every
+ * on-media structure. Uses the SSE4.2 crc32 instruction when the CPU has
+ * it (replay speed depends on it), a slicing table otherwise; both give
+ * the same value.
  */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "famfs/crc32c.h"
 #include "internal.h"
 
 /* Built once, by whichever thread checksums first (pthread_once orders
@@ -24,7 +26,7 @@ static void crc32c_init(void)
 		uint32_t c = i;
 
 		for (int k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0x82f63b78U & (0U - (c & 1)));
+			c = (c >> 1) ^ (FAMFS_CRC32C_POLY & (0U - (c & 1)));
 		table[0][i] = c;
 	}
 	for (uint32_t i = 0; i < 256; i++)

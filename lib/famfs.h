@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "format.h"
-#include "fmap_resolve.h"
+#include "famfs/format.h"
+#include "famfs/fmap_resolve.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "famfs_overflow.h"
+#include "famfs/famfs_overflow.h"
 #include "internal.h"
 
 FAMFS_EXPORT size_t famfs_fmap_sizeof(unsigned nitems)

@@ -23,7 +23,7 @@
 
 #include "famfs_kmount.h"
 #include "internal.h"
-#include "../kmod/uapi/famfs_ioctl.h"
+#include "famfs/famfs_ioctl.h"
 
 FAMFS_STATIC_ASSERT(sizeof(struct famfs_ioc_item) ==
 		    sizeof(struct famfs_map_item), "uapi item differs");

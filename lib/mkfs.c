@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "famfs_overflow.h"
+#include "famfs/famfs_overflow.h"
 #include "internal.h"
 #include "killpoint.h"
 

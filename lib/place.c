@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "famfs_overflow.h"
+#include "famfs/famfs_overflow.h"
 #include "internal.h"
 
 static struct famfs_fmap *fmap_new(uint16_t type, unsigned nitems, uint64_t chunk)

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "famfs_overflow.h"
+#include "famfs/famfs_overflow.h"
 #include "internal.h"
 
 void famfs_sb_seal(struct famfs_superblock *sb)

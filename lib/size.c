@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "famfs_overflow.h"
+#include "famfs/famfs_overflow.h"
 #include "internal.h"
 
 static const char size_units[] = "KMGT";

@@ -8,6 +8,7 @@
 set -eu
 OUT=$(mkdir -p "$1" && cd "$1" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
+"$SRC/scripts/install-deps.sh" package
 VER=$(dpkg-parsechangelog -l "$SRC/packaging/debian/changelog" -S Version)
 D=$OUT/src/famfs-$VER
 rm -rf "$OUT/src" "$OUT"/*.deb "$OUT"/*.buildinfo "$OUT"/*.changes

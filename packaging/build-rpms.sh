@@ -5,6 +5,7 @@
 set -eu
 OUT=$(mkdir -p "$1" && cd "$1" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
+"$SRC/scripts/install-deps.sh" package
 SPEC=$SRC/packaging/rpm/famfs.spec
 VER=$(sed -n 's/^Version: *//p' "$SPEC")
 rm -rf "$OUT/rpmbuild" "$OUT/RPMS"

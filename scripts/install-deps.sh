@@ -1,6 +1,18 @@
 #!/bin/sh
-# Install everything the build, the tests and the demo need (Debian 12).
-# Idempotent: packages already present are skipped, apt-get runs only when
+# Install the Debian 12 packages a profile needs, with apt-get only.
+#
+#   scripts/install-deps.sh [demo|check|package]   install (default: check)
+#   scripts/install-deps.sh --print PROFILE        list, one a line; install nothing
+#
+# demo    build famfs and run `make demo`: compiler, CMake, the libraries,
+#         FUSE, XFS tools, python3. No kernel, no guests, no test tools.
+# package build the .deb/.rpm packages: demo plus debhelper, dkms, rpm,
+#         lintian, scdoc.
+# check   everything `make check` runs: package plus cmocka, clang, the
+#         QEMU guests and their kernels, promtool, linux-source-6.1 (for
+#         checkpatch.pl).
+#
+# Idempotent: packages already present are skipped; apt-get runs only when
 # something is missing. Needs root (or sudo) when it has to install.
 set -eu
 
@@ -10,20 +22,53 @@ set -eu
 # 6.12.*+deb12-amd64 installed; the main run stays on linux-image-amd64's.
 KERNEL_612=6.12.115+deb12-amd64
 
-PKGS="build-essential cmake ninja-build pkg-config git
+DEMO="build-essential cmake ninja-build pkg-config git
  libfuse3-dev fuse3
  libsqlite3-dev sqlite3
  libmicrohttpd-dev libgnutls28-dev
  libjson-c-dev libyaml-dev libcurl4-openssl-dev
- libcmocka-dev libxxhash-dev libsystemd-dev liburing-dev
- libcxl-dev libdaxctl-dev libndctl-dev ndctl daxctl
- xfsprogs util-linux curl bc systemd rsync
- prometheus python3 python3-jsonschema python3-yaml
- qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
+ libxxhash-dev libsystemd-dev liburing-dev
+ libcxl-dev libdaxctl-dev libndctl-dev uuid-dev
+ xfsprogs util-linux curl python3"
+
+PACKAGE="$DEMO
+ debhelper dh-dkms dkms fakeroot lintian rpm rpmlint scdoc bash-completion"
+
+# prometheus is here for promtool only (its service is not started).
+CHECK="$PACKAGE
+ libcmocka-dev clang libclang-rt-14-dev
+ python3-jsonschema python3-yaml
+ ndctl daxctl bc rsync systemd e2fsprogs kmod cpio
+ prometheus
+ qemu-system-x86 busybox-static mmdebstrap
+ linux-image-amd64 linux-headers-amd64
  linux-image-$KERNEL_612-unsigned linux-headers-$KERNEL_612
- kmod cpio
- clang libclang-rt-14-dev
- debhelper dh-dkms dkms lintian rpm rpmlint mmdebstrap scdoc bash-completion fakeroot e2fsprogs"
+ linux-source-6.1"
+
+usage() {
+	echo "usage: $0 [demo|check|package] | --print demo|check|package" >&2
+	exit 2
+}
+
+profile_packages() {
+	case "$1" in
+	demo) echo $DEMO ;;
+	package) echo $PACKAGE ;;
+	check) echo $CHECK ;;
+	*) echo "install-deps: unknown profile '$1' (demo, check or package)" >&2
+	   usage ;;
+	esac
+}
+
+if [ "${1:-}" = "--print" ]; then
+	[ $# -eq 2 ] || usage
+	PKGS=$(profile_packages "$2") || exit 2
+	for p in $PKGS; do echo "$p"; done
+	exit 0
+fi
+[ $# -le 1 ] || usage
+PROFILE=${1:-check}
+PKGS=$(profile_packages "$PROFILE") || exit 2
 
 missing=""
 for p in $PKGS; do
@@ -36,10 +81,9 @@ if [ -z "$missing" ]; then
 	exit 0
 fi
 
-echo "install-deps: installing:$missing"
+echo "install-deps ($PROFILE): installing:$missing"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
-# prometheus is pulled in only for promtool; do not start its service.
 $SUDO apt-get install -y -q --no-install-recommends $missing

@@ -4,7 +4,7 @@
  * (famfs_fmap_resolve) and of the kernel module's iomap_begin
  * (famfs_kmap_resolve, kmod/famfs_map.h, built here as user space) on the
  * same interleaved maps of 1 GB, 1 TB and 100 TB files. Both call
- * famfs_resolve_items() from lib/fmap_resolve.h; this proves they answer
+ * famfs_resolve_items() from include/famfs/fmap_resolve.h; this proves they answer
  * the same and measures ns per resolve and the bytes each map holds,
  * against an extent list with one 2 MiB extent per chunk.
  *

@@ -20,7 +20,7 @@
 #include "famfs_kmount.h"
 #include "log.h"
 #include "mounts/backend.h"
-#include "../kmod/uapi/famfs_ioctl.h"
+#include "famfs/famfs_ioctl.h"
 
 #define MAX_KMOUNTS 256
 

@@ -42,7 +42,7 @@
 #include <unistd.h>
 
 #include "famfs_mountq.h"
-#include "fmap_resolve.h"
+#include "famfs/fmap_resolve.h"
 
 #define BUF_SIZE (4u << 20)
 

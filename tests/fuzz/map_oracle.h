@@ -7,7 +7,7 @@
 #ifndef FAMFS_FUZZ_MAP_ORACLE_H
 #define FAMFS_FUZZ_MAP_ORACLE_H
 
-#include "fmap_resolve.h"
+#include "famfs/fmap_resolve.h"
 #include "fuzz.h"
 
 static inline void map_oracle(uint16_t type, uint64_t chunk,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The one map validator (famfs_map_check() in lib/fmap_resolve.h): a map
+ * The one map validator (famfs_map_check() in include/famfs/fmap_resolve.h): a map
  * the kernel module would refuse is refused by the master's commit and by
  * replay too, with a reason, and changes nothing (issue 13).
  */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "famfs/crc32c.h"
 #include "test_util.h"
 
 #define NTHREADS 6
@@ -41,7 +42,7 @@ static void crc_table_built_once_by_concurrent_first_callers(void **state)
 		assert_int_equal(pthread_create(&t[i], NULL, crc_first_use, &crc[i]), 0);
 	for (int i = 0; i < NTHREADS; i++) {
 		pthread_join(t[i], NULL);
-		assert_int_equal(crc[i], 0xe3069283); /* the CRC-32C check value */
+		assert_int_equal(crc[i], FAMFS_CRC32C_CHECK);
 	}
 	pthread_barrier_destroy(&start);
 }

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format.h"
+#include "famfs/format.h"
 #include "test_util.h"
 
 void tdevs_make(struct tdevs *t, unsigned n, uint64_t size)

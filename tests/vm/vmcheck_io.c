@@ -20,7 +20,7 @@
 
 #include "famfs.h"
 #include "vmcheck.h"
-#include "uapi/famfs_ioctl.h"
+#include "famfs/famfs_ioctl.h"
 
 /* ---- the test pattern ---------------------------------------------------
  * Byte o of a file filled with @seed: byte o % 8 of the 64-bit word

@@ -20,7 +20,7 @@
 
 #include "famfs.h"
 #include "vmcheck.h"
-#include "uapi/famfs_ioctl.h"
+#include "famfs/famfs_ioctl.h"
 
 /* ---- PMD faults ---------------------------------------------------------- */
 

@@ -21,7 +21,7 @@
 
 #include "famfs.h"
 #include "vmcheck.h"
-#include "uapi/famfs_ioctl.h"
+#include "famfs/famfs_ioctl.h"
 
 /* ---- libfamfs: mkfs and the master's creates ----------------------------- */
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
  * famfs kernel module: the user-space interface (mount name, meta files,
- * ioctls). This is the one header shared by kmod/ and user space (lib,
- * famfs-cli, tests); the on-media format stays in lib/format.h.
+ * ioctls), shared by kmod/ and user space (lib, famfsd, famfs-cli,
+ * tests); the on-media format is in format.h beside it.
  *
  * A famfs mount starts with an empty root plus the meta directory. User
  * space replays the log and adds each directory and file with the ioctls
@@ -33,7 +33,7 @@
 #define FAMFS_IOC_NAME_MAX	255
 #define FAMFS_IOC_MAX_ITEMS	64	/* FAMFS_MAX_EXTENTS, FAMFS_MAX_STRIPS */
 
-/* Same layout as struct famfs_map_item in lib/format.h. */
+/* Same layout as struct famfs_map_item in include/famfs/format.h. */
 struct famfs_ioc_item {
 	__u32 dev_index;	/* a device of the mount */
 	__u32 reserved;		/* must be 0 */
