@@ -15,7 +15,7 @@
 
 #include <xxhash.h>
 
-#include "format.h"
+#include <famfs/format.h>
 #include "symlinks.h"
 
 /* Does @target, in the directory of @rel, leave the tree? Absolute
