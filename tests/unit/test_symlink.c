@@ -81,7 +81,7 @@ static void symlink_creates_and_replays(void **state)
 	cl = tdevs_open(&t, FAMFS_OPEN_CLIENT);
 	assert_int_equal(famfs_symlink(fs, "/models/snapshots/main/model.bin",
 				       HF_TARGET, 1000, 100, 123456789, &e), 0);
-	assert_int_equal(famfs_fs_sb(fs)->format_minor, 3);
+	assert_true(famfs_fs_sb(fs)->format_minor >= 3);
 	/* absolute, dangling, outside the filesystem, the longest: verbatim */
 	assert_int_equal(famfs_symlink(fs, "/abs", "/etc/passwd", 0, 0, 0, &e), 0);
 	assert_int_equal(famfs_symlink(fs, "/dangling", "no/such//thing/.", 0,
