@@ -77,16 +77,19 @@ static int delete_one(const struct ingest_opts *o, struct ingest_sink *sink,
 	return r;
 }
 
-/* Keep in s->gone only the names the plan does not have. */
+/* Keep in s->gone only the names the plan does not have (files and
+ * symlinks: both are in the manifest).
+ */
 static int keep_unplanned(struct removed_scan *s, const struct ingest_plan *p)
 {
 	uint64_t kept = 0;
 
-	s->planned = malloc((size_t)(p->files + 1) * sizeof(*s->planned));
+	/* symlinks are in the manifest too */
+	s->planned = malloc((size_t)(p->files + p->symlinks + 1) * sizeof(*s->planned));
 	if (!s->planned)
 		return -ENOMEM;
 	for (uint64_t i = 0; i < p->nitems; i++)
-		if (p->items[i].kind == INGEST_FILE)
+		if (p->items[i].kind == INGEST_FILE || p->items[i].kind == INGEST_SYMLINK)
 			s->planned[s->nplanned++] = p->items[i].rel;
 	qsort(s->planned, (size_t)s->nplanned, sizeof(*s->planned), str_cmp);
 	for (uint64_t i = 0; i < s->ngone; i++) {
