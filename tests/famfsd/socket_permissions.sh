@@ -1,9 +1,12 @@
 #!/bin/bash
-# famfsd_socket_permissions: the socket is 0660 and belongs to the
-# configured group; a user outside the group cannot connect.
+# famfsd_socket_permissions: the socket gets the configured mode (here
+# 0660) and group from its first moment; a user outside the group cannot
+# connect. (The default mode is 0666: access.read and access.write decide,
+# famfsd_access_scopes.)
 source "$(dirname "$0")/lib.sh"
 cat >"$T/famfsd.yaml" <<EOC
 socket_group: daemon
+socket_mode: "0660"
 EOC
 # the first stat that sees the socket must see its final mode and group:
 # a socket bound first and chmod'ed after is briefly open to everyone
