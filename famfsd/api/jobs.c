@@ -62,6 +62,17 @@ static int list(struct api_req *q, struct api_resp *r)
 	return api_ok(r, 200, jitems(a));
 }
 
+/* An ingest reads its source as root: only under paths.sources. The job
+ * kind checks the rest of its parameters (jobs/ingest.c). */
+static bool source_refused(const char *kind, json_object *params,
+			   struct api_resp *r)
+{
+	const char *src = params ? api_str(params, "source") : NULL;
+
+	return !strcmp(kind, "ingest") && src && src[0] == '/' &&
+	       api_path_allowed("paths.sources", src, r);
+}
+
 static int create(struct api_req *q, struct api_resp *r)
 {
 	static const struct api_field f[] = {
@@ -77,6 +88,8 @@ static int create(struct api_req *q, struct api_resp *r)
 		return -1;
 	if (!json_object_object_get_ex(b, "params", &params))
 		params = NULL;
+	if (source_refused(api_str(b, "kind"), params, r))
+		return -1;
 	if (!params)
 		params = json_object_new_object();
 	else

@@ -56,7 +56,7 @@ static int create(struct api_req *q, struct api_resp *r)
 		{ "name", F_STRING, true }, { "filesystem", F_STRING, true },
 		{ "path", F_STRING, true }, { "role", F_STRING, true },
 		{ "backend", F_STRING, false }, { "options", F_STRING, false },
-		API_FIELDS_END,
+		{ "force", F_BOOL, false }, API_FIELDS_END,
 	};
 	const char *name, *fs, *path, *role, *backend, *opts;
 	char err[1024], dflt_opts[512];
@@ -82,6 +82,9 @@ static int create(struct api_req *q, struct api_resp *r)
 	if (path[0] != '/' || strlen(path) > 1024)
 		return api_error(r, 400, "invalid_value", "path '%s' must be "
 				 "absolute", path);
+	if (api_path_allowed("paths.mounts", path, r) ||
+	    api_mount_dir_empty(path, api_bool(b, "force", false), r))
+		return -1;
 	if (backend && !mount_backend_find(backend))
 		return api_error(r, 400, "invalid_value", "backend '%s': must be "
 				 "'kernel' or 'fuse'", backend);

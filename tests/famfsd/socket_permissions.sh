@@ -14,7 +14,7 @@ python3 "$(dirname "$0")/first_stat.py" "$SOCK" 20 >"$T/first" 2>"$T/watch" &
 watcher=$!
 wait_for 30 "the inotify watcher" test -s "$T/watch"
 grep -q watching "$T/watch" || fail "the inotify watcher did not start: $(cat "$T/watch")"
-"$FAMFSD" --config "$T/famfsd.yaml" --state-dir "$STATE" --socket "$SOCK" \
+"$FAMFSD" --config "$T/famfsd.yaml" --state-dir "$STATE" "${FAMFSD_TEST_PATHS[@]}" --socket "$SOCK" \
 	--plugin-dir "$PLUGINS" >>"$LOG" 2>&1 &
 FAMFSD_PID=$!
 wait $watcher || fail "the socket did not appear"
@@ -41,14 +41,14 @@ cat >"$T/famfsd.yaml" <<EOC
 socket_group: no-such-group-famfs-test
 socket_mode: "0600"
 EOC
-"$FAMFSD" --config "$T/famfsd.yaml" --state-dir "$STATE" --socket "$SOCK" \
+"$FAMFSD" --config "$T/famfsd.yaml" --state-dir "$STATE" "${FAMFSD_TEST_PATHS[@]}" --socket "$SOCK" \
 	--plugin-dir "$PLUGINS" >>"$LOG" 2>&1 &
 FAMFSD_PID=$!
 wait_for 60 "famfsd to answer on $SOCK" curl -s -o /dev/null --unix-socket "$SOCK" http://famfsd/healthz
 [ "$(stat -c %a "$SOCK")" = 600 ] || fail "socket_mode 0600: $(stat -c %a "$SOCK")"
 pass "socket_mode from the config file"
 # a second famfsd on the same socket refuses instead of stealing it
-"$FAMFSD" --config /dev/null --state-dir "$T/state2" --socket "$SOCK" \
+"$FAMFSD" --config /dev/null --state-dir "$T/state2" "${FAMFSD_TEST_PATHS[@]}" --socket "$SOCK" \
 	--plugin-dir "$PLUGINS" >"$T/second.log" 2>&1 && fail "second famfsd started"
 grep -q "another famfsd is listening" "$T/second.log" || fail "second famfsd: $(cat "$T/second.log")"
 curl -s --unix-socket "$SOCK" http://famfsd/healthz >/dev/null || fail "first famfsd lost its socket"
