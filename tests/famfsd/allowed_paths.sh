@@ -63,6 +63,12 @@ api POST /v1/jobs "{\"kind\":\"ingest\",\"params\":{\"filesystem\":\"fs\",\"sour
 refused paths.sources "an ingest through a symlink to /etc"
 pass "paths.sources: /etc and a symlink to it: 403"
 
+api POST /v1/jobs "{\"kind\":\"ingest\",\"params\":{\"filesystem\":\"fs\",\"source\":\"$T/src\",\"dest\":\"/../etc\"}}"
+expect 400 invalid_value
+echo "$BODY" | grep -q "'/../etc' is not a normalised absolute path" || fail "dest message: $BODY"
+[ "$(snapshot)" = "$before" ] || fail "a refused ingest destination changed something"
+pass "an ingest destination that is not normalised: 400 naming it and the rule"
+
 # the effective lists, as famfsd --check-config prints them
 out=$("$FAMFSD" --check-config --config /dev/null --state-dir /var/lib/famfsd-x 2>&1)
 grep -qx 'paths.devices: \["/dev/shm/famfs\*", "/var/lib/famfsd-x"\]' <<<"$out" || fail "check-config: $out"
