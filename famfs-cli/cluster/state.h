@@ -62,6 +62,9 @@ struct host_state {
 	char *error;        /* why not reachable / not readable (malloc'd) */
 	const char *name;   /* GET /v1/host .name */
 	struct st_policy policy;
+	/* GET /v1/host .paths.devices, .mounts, .sources: arrays of
+	 * patterns (borrowed), NULL from a famfsd that does not say */
+	json_object *allowed_devices, *allowed_mounts, *allowed_sources;
 	struct st_device *devices;
 	size_t ndevices;
 	struct st_set *sets;

@@ -38,6 +38,32 @@ static json_object *health_json(void)
 	return h;
 }
 
+/* A ':'-list setting as a JSON array of its entries. */
+static json_object *list_json(const char *l)
+{
+	json_object *a = json_object_new_array();
+
+	for (const char *s = l ? l : ""; *s;) {
+		size_t n = strcspn(s, ":");
+
+		json_object_array_add(a, json_object_new_string_len(s, (int)n));
+		s += n + (s[n] == ':');
+	}
+	return a;
+}
+
+/* What the API may touch (famfsd.yaml paths.*): apply plans by it. */
+static json_object *paths_json(void)
+{
+	const struct famfsd_config *c = famfsd_cfg();
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "devices", list_json(c->paths_devices));
+	json_object_object_add(o, "mounts", list_json(c->paths_mounts));
+	json_object_object_add(o, "sources", list_json(c->paths_sources));
+	return o;
+}
+
 static json_object *host_json(void)
 {
 	json_object *o = json_object_new_object(), *pa = json_object_new_array();
@@ -64,6 +90,7 @@ static json_object *host_json(void)
 	json_object_object_add(o, "providers", pa);
 	json_object_object_add(o, "health", health_json());
 	json_object_object_add(o, "policy", policy_json());
+	json_object_object_add(o, "paths", paths_json());
 	return o;
 }
 
