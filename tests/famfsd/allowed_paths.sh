@@ -11,8 +11,12 @@ echo data >"$T/full/keep"
 ln -s /etc "$T/etc-link"
 ln -s /etc "$T/src/etc-link"
 # /etc allowed for mounts on purpose: a system directory stays refused
-start_famfsd --set "paths.mounts=$T/mnt:$T/full:/etc"
-make_devices 1
+start_famfsd --set "paths.mounts=$T/mnt:$T/full:/etc" ${FAMFS_FUSED:+--fused "$FAMFS_FUSED"}
+make_devices 1 256MiB
+api POST /v1/interleave-sets '{"name":"s0","devices":["emul0"],"chunk":"2MiB"}'
+expect 201
+api POST /v1/filesystems '{"name":"fs0","set":"s0"}'
+expect 201
 
 snapshot() {
 	{ db_state
@@ -47,15 +51,12 @@ api POST /v1/mounts "{\"name\":\"m1\",\"filesystem\":\"nofs\",\"path\":\"$T/mnt/
 refused paths.mounts "a mount through .. and a symlink"
 pass "paths.mounts: outside, a system directory even when listed, '..' and a symlink: 403"
 
-api POST /v1/mounts "{\"name\":\"m1\",\"filesystem\":\"nofs\",\"path\":\"$T/full\",\"role\":\"master\"}"
+api POST /v1/mounts "{\"name\":\"m1\",\"filesystem\":\"fs0\",\"path\":\"$T/full\",\"role\":\"master\"}"
 expect 409 conflict
 echo "$BODY" | grep -q force || fail "message does not say force: $BODY"
 [ "$(snapshot)" = "$before" ] || fail "a refused mount on a full directory changed something"
-# with force the path is accepted: the next check (the filesystem) answers
-api POST /v1/mounts "{\"name\":\"m1\",\"filesystem\":\"nofs\",\"path\":\"$T/full\",\"role\":\"master\",\"force\":true}"
-expect 400 invalid_value
-echo "$BODY" | grep -q "no filesystem 'nofs'" || fail "force: $BODY"
-pass "a non-empty mount directory: 409 unless \"force\": true"
+[ "$(ls "$T/full")" = keep ] || fail "the full directory changed"
+pass "a non-empty mount directory: 409 conflict, nothing changed"
 
 api POST /v1/jobs '{"kind":"ingest","params":{"filesystem":"fs","source":"/etc","dest":"/x"}}'
 refused paths.sources "an ingest of /etc"
@@ -77,3 +78,15 @@ grep -qx 'paths.sources: \["/srv", "/mnt", "/data"\]' <<<"$out" || fail "check-c
 grep -qx 'access.write: \["famfs"\]' <<<"$out" || fail "check-config: $out"
 grep -qx 'access.read: \["famfs-read"\]' <<<"$out" || fail "check-config: $out"
 pass "--check-config prints the default lists"
+
+# last (it mounts): with force the non-empty directory is accepted
+api POST /v1/mounts "{\"name\":\"m1\",\"filesystem\":\"fs0\",\"path\":\"$T/full\",\"role\":\"master\",\"force\":true}"
+forced=$STATUS
+[ "$forced" != 409 ] && [ "$forced" != 403 ] || fail "force: $STATUS $BODY"
+if [ "$forced" = 201 ]; then
+	api DELETE /v1/mounts/m1
+	expect 204
+	wait_for 30 "the forced mount to go" sh -c "! grep -q ' $T/full ' /proc/self/mountinfo"
+	[ "$(ls "$T/full")" = keep ] || fail "the directory under the forced mount changed"
+fi
+pass "\"force\": true mounts over a non-empty directory (HTTP $forced)"
