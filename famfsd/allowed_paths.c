@@ -129,14 +129,16 @@ bool path_in_list(const char *list, const char *resolved)
 	return false;
 }
 
+const char *const path_system_dirs[] = { "/", "/etc", "/usr", "/var",
+	"/boot", "/proc", "/sys", "/dev", "/run", "/bin", "/sbin", "/lib",
+	"/lib64", "/root", "/home", "/tmp" };
+const size_t path_system_dirs_n = sizeof(path_system_dirs) /
+				  sizeof(path_system_dirs[0]);
+
 bool path_is_system_dir(const char *resolved)
 {
-	static const char *const sys[] = { "/", "/etc", "/usr", "/var",
-		"/boot", "/proc", "/sys", "/dev", "/run", "/bin", "/sbin",
-		"/lib", "/lib64", "/root", "/home", "/tmp" };
-
-	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
-		if (!strcmp(resolved, sys[i]))
+	for (size_t i = 0; i < path_system_dirs_n; i++)
+		if (!strcmp(resolved, path_system_dirs[i]))
 			return true;
 	return false;
 }

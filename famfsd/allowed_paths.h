@@ -27,7 +27,10 @@ int path_resolve(const char *in, char *out, size_t outlen);
  */
 bool path_in_list(const char *list, const char *resolved);
 
-/* The directories no mount may cover, even if paths.mounts allows them. */
+/* The directories no mount may cover, even if paths.mounts allows them
+ * (GET /v1/host .paths.system lists them for apply's plan). */
+extern const char *const path_system_dirs[];
+extern const size_t path_system_dirs_n;
 bool path_is_system_dir(const char *resolved);
 
 #endif

@@ -68,15 +68,16 @@ static bool listed(json_object *list, const char *path)
 	return false;
 }
 
-static bool system_dir(const char *p)
+/* Is @p one of the directories famfsd mounts over none (.paths.system)? */
+static bool system_dir(json_object *sys, const char *p)
 {
-	static const char *const sys[] = { "/", "/etc", "/usr", "/var",
-		"/boot", "/proc", "/sys", "/dev", "/run", "/bin", "/sbin",
-		"/lib", "/lib64", "/root", "/home", "/tmp" };
+	for (size_t i = 0; sys && i < json_object_array_length(sys); i++) {
+		const char *d = json_object_get_string(
+			json_object_array_get_idx(sys, i));
 
-	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
-		if (!strcmp(p, sys[i]))
+		if (d && !strcmp(p, d))
 			return true;
+	}
 	return false;
 }
 
@@ -102,7 +103,8 @@ bool plan_path_refused(struct planner *pl, size_t h, const char *what,
 						JSON_C_TO_STRING_NOSLASHESCAPE));
 		return true;
 	}
-	if (!strcmp(setting, "paths.mounts") && system_dir(norm)) {
+	if (!strcmp(setting, "paths.mounts") &&
+	    system_dir(hs->system_dirs, norm)) {
 		conflict(pl, h, "%s: path %s is the system directory %s: "
 			 "famfsd mounts over none", what, path, norm);
 		return true;

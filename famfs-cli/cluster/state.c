@@ -216,6 +216,7 @@ int state_parse(struct host_state *s, json_object *bodies[ST_NBODIES])
 	s->allowed_devices = arr(obj(host, "paths"), "devices");
 	s->allowed_mounts = arr(obj(host, "paths"), "mounts");
 	s->allowed_sources = arr(obj(host, "paths"), "sources");
+	s->system_dirs = arr(obj(host, "paths"), "system");
 	for (int i = ST_DEVICES; i < ST_NBODIES; i++) {
 		json_object *arr;
 		int r = items(s->bodies[i], &arr);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allowed_paths.h"
 #include "api/api.h"
 #include "famfs.h"
 #include "famfsd.h"
@@ -57,10 +58,15 @@ static json_object *paths_json(void)
 {
 	const struct famfsd_config *c = famfsd_cfg();
 	json_object *o = json_object_new_object();
+	json_object *sys = json_object_new_array();
 
 	json_object_object_add(o, "devices", list_json(c->paths_devices));
 	json_object_object_add(o, "mounts", list_json(c->paths_mounts));
 	json_object_object_add(o, "sources", list_json(c->paths_sources));
+	json_object_object_add(o, "system", sys);
+	for (size_t i = 0; i < path_system_dirs_n; i++)
+		json_object_array_add(sys, json_object_new_string(
+					      path_system_dirs[i]));
 	return o;
 }
 
