@@ -14,7 +14,7 @@
 #include "famfs.h"
 #include "plugin_dir.h"
 
-enum key_type { K_STR, K_BOOL, K_SIZE, K_UINT, K_MODE, K_LEVEL };
+enum key_type { K_STR, K_LIST, K_BOOL, K_SIZE, K_UINT, K_MODE, K_LEVEL };
 
 struct key_desc {
 	const char *name;
@@ -36,6 +36,12 @@ static const struct key_desc keys[] = {
 	K("tcp.tls_key", K_STR, tls_key),
 	K("tcp.insecure", K_BOOL, tcp_insecure),
 	K("token_file", K_STR, token_file),
+	K("read_token_file", K_STR, read_token_file),
+	K("access.read", K_LIST, access_read),
+	K("access.write", K_LIST, access_write),
+	K("paths.devices", K_LIST, paths_devices),
+	K("paths.mounts", K_LIST, paths_mounts),
+	K("paths.sources", K_LIST, paths_sources),
 	K("max_body", K_SIZE, max_body),
 	K("threads", K_UINT, threads),
 	K("log_level", K_LEVEL, log_level),
@@ -57,6 +63,10 @@ static int set_key(struct famfsd_config *c, const char *key, const char *v,
 		case K_STR:
 			free(*(char **)p);
 			*(char **)p = *v ? strdup(v) : NULL;
+			return 0;
+		case K_LIST:            /* "" is the empty list, not unset */
+			free(*(char **)p);
+			*(char **)p = strdup(v);
 			return 0;
 		case K_BOOL:
 			if (!strcmp(v, "true") || !strcmp(v, "yes"))
@@ -105,7 +115,7 @@ static void set_defaults(struct famfsd_config *c)
 	gethostname(host, sizeof(host) - 1);
 	c->socket_path = strdup(FAMFSD_DEFAULT_SOCKET);
 	c->socket_group = strdup("famfs");
-	c->socket_mode = 0660;
+	c->socket_mode = 0666;   /* the peer check decides: server.c */
 	c->state_dir = strdup(FAMFSD_DEFAULT_STATE_DIR);
 	c->plugin_dir = plugin_dir_default();
 	c->host_name = strdup(host);
@@ -113,6 +123,11 @@ static void set_defaults(struct famfsd_config *c)
 	c->max_body = 64 * 1024;
 	c->threads = 4;
 	c->log_level = LOG_INFO;
+	c->access_read = strdup("famfs-read");
+	c->access_write = strdup("famfs");
+	c->paths_mounts = strdup("/mnt/famfs*:/srv/famfs*");
+	c->paths_sources = strdup("/srv:/mnt:/data");
+	/* paths.devices defaults after the overrides: it names state_dir */
 }
 
 /* The parser @p failed: where and why, into @err. */
@@ -122,6 +137,60 @@ static int yaml_failed(const yaml_parser_t *p, const char *path, char *err,
 	snprintf(err, errlen, "%s:%zu: %s", path, p->problem_mark.line + 1,
 		 p->problem ? p->problem : "YAML error");
 	return -EINVAL;
+}
+
+/* Is @key a list setting? Only those take a YAML sequence. */
+static bool is_list_key(const char *key)
+{
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(keys[i].name, key))
+			return keys[i].type == K_LIST;
+	return false;
+}
+
+/* A sequence of scalars for @key (at @line), joined with ':'. */
+static int parse_list(yaml_parser_t *p, const char *key, size_t line,
+		      struct famfsd_config *c, const char *path, char *err,
+		      size_t errlen)
+{
+	char joined[4096] = "";
+	size_t n = 0;
+	yaml_event_t ev;
+	int r;
+
+	if (!is_list_key(key)) {
+		snprintf(err, errlen, "%s:%zu: '%s' is not a list setting",
+			 path, line, key);
+		return -EINVAL;
+	}
+	for (;;) {
+		if (!yaml_parser_parse(p, &ev))
+			return yaml_failed(p, path, err, errlen);
+		if (ev.type == YAML_SEQUENCE_END_EVENT)
+			break;
+		if (ev.type != YAML_SCALAR_EVENT ||
+		    strchr((char *)ev.data.scalar.value, ':') ||
+		    !ev.data.scalar.length ||
+		    n + ev.data.scalar.length + 2 > sizeof(joined)) {
+			snprintf(err, errlen, "%s:%zu: '%s' must be a list of "
+				 "non-empty strings without ':'", path,
+				 ev.start_mark.line + 1, key);
+			yaml_event_delete(&ev);
+			return -EINVAL;
+		}
+		n += (size_t)snprintf(joined + n, sizeof(joined) - n, "%s%s",
+				      n ? ":" : "", ev.data.scalar.value);
+		yaml_event_delete(&ev);
+	}
+	yaml_event_delete(&ev);
+	r = set_key(c, key, joined, err, errlen);
+	if (r) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "%s", err);
+		snprintf(err, errlen, "%s:%zu: %s", path, line, msg);
+	}
+	return r;
 }
 
 /* Walk a YAML mapping; nested mappings give "parent.child" keys. */
@@ -157,6 +226,15 @@ static int parse_mapping(yaml_parser_t *p, const char *prefix,
 			yaml_event_delete(&ev);
 			snprintf(sub, sizeof(sub), "%s.", key);
 			r = parse_mapping(p, sub, c, path, err, errlen);
+			if (r)
+				return r;
+			continue;
+		}
+		if (ev.type == YAML_SEQUENCE_START_EVENT) {
+			size_t line = ev.start_mark.line + 1;
+
+			yaml_event_delete(&ev);
+			r = parse_list(p, key, line, c, path, err, errlen);
 			if (r)
 				return r;
 			continue;
@@ -246,6 +324,14 @@ int config_load(struct famfsd_config *out, const char *path, bool must_exist,
 			 "tcp.tls_key (or tcp.insecure: true for tests)");
 		r = -EINVAL;
 	}
+	if (!r && !c.paths_devices) {
+		size_t n = strlen(c.state_dir) + sizeof("/dev/shm/famfs*:");
+
+		c.paths_devices = malloc(n);
+		if (c.paths_devices)
+			snprintf(c.paths_devices, n, "/dev/shm/famfs*:%s",
+				 c.state_dir);
+	}
 	if (!r && (c.threads < 1 || c.threads > 64)) {
 		snprintf(err, errlen, "threads must be 1..64");
 		r = -EINVAL;
@@ -262,12 +348,25 @@ int config_load(struct famfsd_config *out, const char *path, bool must_exist,
 void config_free(struct famfsd_config *c)
 {
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (keys[i].type == K_STR) {
+		if (keys[i].type == K_STR || keys[i].type == K_LIST) {
 			char **p = (char **)((char *)c + keys[i].off);
 
 			free(*p);
 			*p = NULL;
 		}
+}
+
+/* A ':'-list as a YAML flow sequence: [a, "b*"]. */
+static void print_list(const char *l, FILE *f)
+{
+	fputc('[', f);
+	for (const char *s = l ? l : ""; *s;) {
+		size_t n = strcspn(s, ":");
+
+		fprintf(f, "%s\"%.*s\"", s == l ? "" : ", ", (int)n, s);
+		s += n + (s[n] == ':');
+	}
+	fputs("]\n", f);
 }
 
 void config_print(const struct famfsd_config *c, FILE *f)
@@ -282,6 +381,9 @@ void config_print(const struct famfsd_config *c, FILE *f)
 		switch (keys[i].type) {
 		case K_STR:
 			fprintf(f, "%s\n", *(char *const *)p ? *(char *const *)p : "~");
+			break;
+		case K_LIST:
+			print_list(*(char *const *)p, f);
 			break;
 		case K_BOOL:
 			fprintf(f, "%s\n", *(const bool *)p ? "true" : "false");
@@ -338,6 +440,11 @@ int config_check_paths(const struct famfsd_config *c, FILE *f)
 	}
 	if (c->token_file && access(c->token_file, R_OK)) {
 		fprintf(f, "token_file: %s: %s\n", c->token_file, strerror(errno));
+		bad++;
+	}
+	if (c->read_token_file && access(c->read_token_file, R_OK)) {
+		fprintf(f, "read_token_file: %s: %s\n", c->read_token_file,
+			strerror(errno));
 		bad++;
 	}
 	if (c->tls_cert && access(c->tls_cert, R_OK)) {

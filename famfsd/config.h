@@ -24,7 +24,7 @@
 struct famfsd_config {
 	char *socket_path;
 	char *socket_group;      /* "famfs"; used only if the group exists */
-	unsigned socket_mode;    /* 0660 */
+	unsigned socket_mode;    /* 0666: every request is checked against access.* */
 	char *state_dir;
 	char *plugin_dir;
 	char *host_name;
@@ -32,7 +32,14 @@ struct famfsd_config {
 	char *tcp_listen;        /* "host:port" or NULL: no TCP */
 	char *tls_cert;
 	char *tls_key;
-	char *token_file;
+	char *token_file;        /* TCP token with write access */
+	char *read_token_file;   /* TCP token with read access */
+	/* Lists, ':'-separated (a YAML sequence in the file). */
+	char *access_read;       /* groups whose members may read */
+	char *access_write;      /* groups whose members may write */
+	char *paths_devices;     /* where emul devices may be */
+	char *paths_mounts;      /* where mounts may be */
+	char *paths_sources;     /* what ingest jobs may read */
 	bool tcp_insecure;       /* TCP without TLS: for tests only */
 	uint64_t max_body;       /* bytes */
 	unsigned threads;        /* HTTP worker threads */

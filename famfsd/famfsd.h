@@ -21,7 +21,8 @@
  */
 struct famfsd_conf {
 	struct famfsd_config cfg;
-	char token[256];              /* TCP bearer token ("" = none) */
+	char token[256];              /* TCP write token ("" = none) */
+	char read_token[256];         /* TCP read token ("" = none) */
 	atomic_int refs;
 };
 

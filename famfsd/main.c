@@ -45,8 +45,11 @@ static void usage(FILE *f)
 "      --fused PATH       the famfs-fused binary\n"
 "                         (default " FAMFSD_FUSED_PATH ")\n"
 "      --tcp HOST:PORT    also listen on TCP (needs token_file, TLS)\n"
-"      --token-file FILE  bearer token for TCP\n"
+"      --token-file FILE  bearer token for TCP (write access)\n"
+"      --read-token-file FILE  bearer token for TCP (read access)\n"
 "      --log-level LEVEL  err, warning, notice, info, debug\n"
+"      --set KEY=VALUE    any famfsd.yaml setting (lists ':'-separated),\n"
+"                         e.g. --set paths.mounts=/mnt/famfs*:/data/fs\n"
 "  -f, --foreground       run in the foreground (famfsd never forks;\n"
 "                         accepted for scripts and unit files)\n"
 "      --check-config     check the configuration (file and options), print\n"
@@ -77,7 +80,9 @@ static int parse_args(int argc, char **argv)
 		{ "fused", required_argument, NULL, 'F' },
 		{ "tcp", required_argument, NULL, 'T' },
 		{ "token-file", required_argument, NULL, 'K' },
+		{ "read-token-file", required_argument, NULL, 'R' },
 		{ "log-level", required_argument, NULL, 'L' },
+		{ "set", required_argument, NULL, 'S' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -98,7 +103,20 @@ static int parse_args(int argc, char **argv)
 		case 'F': add_override("fused_path", optarg); break;
 		case 'T': add_override("tcp.listen", optarg); break;
 		case 'K': add_override("token_file", optarg); break;
+		case 'R': add_override("read_token_file", optarg); break;
 		case 'L': add_override("log_level", optarg); break;
+		case 'S': {
+			char *eq = strchr(optarg, '=');
+
+			if (!eq || eq == optarg) {
+				fprintf(stderr, "famfsd: --set '%s': not "
+					"KEY=VALUE\n", optarg);
+				return -1;
+			}
+			*eq = '\0';
+			add_override(optarg, eq + 1);
+			break;
+		}
 		case 'f': break;
 		case 'C': check_config = true; break;
 		case 'h': usage(stdout); exit(0);
@@ -113,22 +131,23 @@ static int parse_args(int argc, char **argv)
 	return 0;
 }
 
-/* The token of @c's token_file into @c (a snapshot not yet published). */
-static int load_token(struct famfsd_conf *c, char *err, size_t errlen)
+/* The token in @file into @out (sizeof famfsd_conf.token); @key names
+ * the setting in messages. No file: an empty token, which never matches. */
+static int read_token(const char *file, const char *key, char *out,
+		      char *err, size_t errlen)
 {
-	char buf[sizeof(c->token)] = "";
+	char buf[sizeof(((struct famfsd_conf *)0)->token)] = "";
 	FILE *f;
 
-	if (!c->cfg.token_file) {
-		c->token[0] = 0;
+	out[0] = 0;
+	if (!file)
 		return 0;
-	}
-	f = fopen(c->cfg.token_file, "re");
+	f = fopen(file, "re");
 	if (!f) {
 		int e = errno;
 
-		snprintf(err, errlen, "cannot read token file %s: %s",
-			 c->cfg.token_file, strerror(e));
+		snprintf(err, errlen, "cannot read %s %s: %s", key, file,
+			 strerror(e));
 		return -e;
 	}
 	if (!fgets(buf, sizeof(buf), f))
@@ -136,12 +155,29 @@ static int load_token(struct famfsd_conf *c, char *err, size_t errlen)
 	fclose(f);
 	buf[strcspn(buf, "\r\n")] = 0;
 	if (strlen(buf) < 16) {
-		snprintf(err, errlen, "token file %s: the token must be at "
-			 "least 16 characters", c->cfg.token_file);
+		snprintf(err, errlen, "%s %s: the token must be at least 16 "
+			 "characters", key, file);
 		return -EINVAL;
 	}
-	memcpy(c->token, buf, sizeof(buf));
+	memcpy(out, buf, sizeof(buf));
 	return 0;
+}
+
+/* The tokens of @c's token files into @c (a snapshot not yet published). */
+static int load_token(struct famfsd_conf *c, char *err, size_t errlen)
+{
+	int r = read_token(c->cfg.token_file, "token_file", c->token, err,
+			   errlen);
+
+	if (!r)
+		r = read_token(c->cfg.read_token_file, "read_token_file",
+			       c->read_token, err, errlen);
+	if (!r && c->token[0] && !strcmp(c->token, c->read_token)) {
+		snprintf(err, errlen, "token_file and read_token_file hold the "
+			 "same token: a read token must not grant writes");
+		r = -EINVAL;
+	}
+	return r;
 }
 
 /* A new snapshot from the config file and the overrides, token included;

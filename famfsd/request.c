@@ -8,6 +8,7 @@
 
 #include "famfsd.h"
 #include "request.h"
+#include "request_check.h"
 #include "store/store.h"
 
 static bool is_mutating(const char *m)
@@ -62,6 +63,7 @@ static int parse_body(struct api_req *q, const char *b, size_t len,
 {
 	struct json_tokener *tok;
 	json_object *o;
+	char dup[128];
 	size_t off;
 
 	tok = json_tokener_new();
@@ -90,6 +92,11 @@ static int parse_body(struct api_req *q, const char *b, size_t len,
 		json_object_put(o);
 		return api_error(r, 400, "malformed_json",
 				 "the body must be a JSON object");
+	}
+	if (json_duplicate_key(b, len, dup, sizeof(dup))) {
+		json_object_put(o);
+		return api_error(r, 400, "duplicate_key", "the body has the "
+				 "key '%s' more than once in one object", dup);
 	}
 	q->body = o;
 	return 0;
@@ -144,14 +151,43 @@ static void run_locked(struct http_request *h, struct api_req *q,
 	h->changed = mut && r->status < 400;
 }
 
+static const char *const access_name[] = { "none", "read", "write" };
+
+/* TCP: the token's scope; the socket: what server.c found for the peer. */
+static enum api_access access_of(const struct http_request *h)
+{
+	if (!h->tcp)
+		return h->access;
+	if (token_ok(h->authorization, h->conf->token))
+		return ACCESS_WRITE;
+	if (token_ok(h->authorization, h->conf->read_token))
+		return ACCESS_READ;
+	return ACCESS_NONE;
+}
+
 /* The checks before routing; false with the response set when one fails. */
 static bool admit(struct http_request *h, struct api_req *q,
-		  struct api_resp *r)
+		  struct api_resp *r, enum api_access acc)
 {
-	if (h->tcp && !token_ok(h->authorization, h->conf->token)) {
+	if (h->tcp && acc == ACCESS_NONE) {
 		q->route = "unauthorized";
 		api_error(r, 401, "unauthorized", "a valid 'Authorization: "
 			  "Bearer <token>' header is required on TCP");
+		return false;
+	}
+	if (acc == ACCESS_NONE) {
+		q->route = "forbidden";
+		api_error(r, 403, "forbidden", "%s may not use famfsd: its "
+			  "user is in no group of access.read or access.write "
+			  "(famfsd.yaml)", h->who);
+		return false;
+	}
+	if (acc == ACCESS_READ && is_mutating(h->method)) {
+		q->route = "forbidden";
+		api_error(r, 403, "forbidden", "%s has read access only: %s "
+			  "needs write access (%s)", h->who, h->method,
+			  h->tcp ? "the token of token_file"
+			  : "a group of access.write in famfsd.yaml");
 		return false;
 	}
 	if (atomic_load(&famfsd.stopping)) {
@@ -160,6 +196,53 @@ static bool admit(struct http_request *h, struct api_req *q,
 		return false;
 	}
 	return true;
+}
+
+/* The raw URL and the query parameters the route reads; 400 otherwise. */
+static bool check_url(struct http_request *h, struct api_req *q,
+		      struct api_resp *r)
+{
+	const char *names[HTTP_MAX_ARGS], *bad;
+	char err[256], res[32] = "";
+	int n = 0;
+
+	if (h->raw_url && url_check(h->raw_url, err, sizeof(err))) {
+		q->route = "bad_url";
+		api_error(r, 400, "malformed_url", "%s", err);
+		return false;
+	}
+	if (h->arg_names)
+		n = h->arg_names(h->arg_ctx, names, HTTP_MAX_ARGS);
+	if (n > HTTP_MAX_ARGS) {
+		q->route = "bad_url";
+		api_error(r, 400, "unknown_parameter", "more than %d query "
+			  "parameters", HTTP_MAX_ARGS);
+		return false;
+	}
+	if (!strncmp(h->url, "/v1/", 4)) {
+		size_t len = strcspn(h->url + 4, "/");
+
+		snprintf(res, sizeof(res), "%.*s", (int)len, h->url + 4);
+	}
+	bad = query_unknown_param(res, names, n);
+	if (bad) {
+		q->route = "bad_url";
+		api_error(r, 400, "unknown_parameter", "%s takes no query "
+			  "parameter '%s'", h->url, bad);
+		return false;
+	}
+	return true;
+}
+
+/* Refusals before the handler: audited when the request would mutate. */
+static void audit_refusal(struct http_request *h, struct api_resp *r)
+{
+	if (!is_mutating(h->method))
+		return;
+	famfsd_lock();
+	store_audit(famfsd.db, h->who, h->method, h->url,
+		    h->too_big ? "" : h->body, r->status, r->code);
+	famfsd_unlock();
 }
 
 /* Refusals of the request itself are audited too, as a mutation. */
@@ -182,12 +265,7 @@ static bool check_body(struct http_request *h, struct api_req *q,
 	} else {
 		return true;
 	}
-	if (is_mutating(h->method)) {
-		famfsd_lock();
-		store_audit(famfsd.db, h->who, h->method, h->url,
-			    h->too_big ? "" : h->body, r->status, r->code);
-		famfsd_unlock();
-	}
+	audit_refusal(h, r);
 	return false;
 }
 
@@ -196,15 +274,26 @@ void request_handle(struct http_request *h, struct api_resp *r)
 	struct api_req q = { .method = h->method, .url = h->url,
 			     .who = h->who, .arg = h->arg,
 			     .arg_ctx = h->arg_ctx };
-	char *copy = NULL;
+	enum api_access acc = access_of(h);
+	const char *caller = h->who;
+	char *copy = NULL, who[160];
 
 	h->changed = false;
+	/* the audit log says who asked, and with which access */
+	snprintf(who, sizeof(who), "%s (%s)", h->who ? h->who : "unknown",
+		 access_name[acc]);
+	h->who = q.who = who;
 	if (!strcmp(h->url, "/healthz")) {
 		/* no lock: it reads only what is fixed once the API serves */
 		q.route = "/healthz";
 		api_healthz(&q, r);
-	} else if (!admit(h, &q, r) || !check_body(h, &q, r)) {
-		/* refused */
+	} else if (!admit(h, &q, r, acc)) {
+		if (r->status != 401)      /* no token: not worth a record */
+			audit_refusal(h, r);
+	} else if (!check_url(h, &q, r)) {
+		audit_refusal(h, r);
+	} else if (!check_body(h, &q, r)) {
+		/* refused and audited */
 	} else if (!strcmp(h->url, "/metrics")) {
 		/* only reads: scrapes run side by side, and wait for a
 		 * mutation only while it holds the lock
@@ -225,6 +314,7 @@ void request_handle(struct http_request *h, struct api_resp *r)
 	if (!r->status)
 		api_error(r, 500, "internal", "handler set no response");
 	h->route = q.route ? q.route : "unmatched";
+	h->who = caller;
 	json_object_put(q.body);
 	free(copy);
 }

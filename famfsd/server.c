@@ -40,6 +40,8 @@ static char *tls_cert, *tls_key;
 
 struct reqctx {
 	struct listener *l;
+	char *raw_url;             /* as received: request_check.h */
+	bool started;              /* on_request has seen the headers */
 	struct famfsd_conf *conf;  /* the configuration the request started with */
 	struct timespec t0;
 	char *body;
@@ -56,8 +58,56 @@ static double elapsed(const struct timespec *t0)
 	       (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-static void who_of(struct MHD_Connection *c, struct listener *l, char *buf,
-		   size_t len)
+/* Is @gid one of the groups named in the ':'-list @list? */
+static bool gid_listed(gid_t gid, const char *list)
+{
+	char name[256];
+
+	for (const char *s = list ? list : ""; *s;) {
+		size_t n = strcspn(s, ":");
+		struct group *g;
+
+		snprintf(name, sizeof(name), "%.*s", (int)n, s);
+		s += n + (s[n] == ':');
+		g = getgrnam(name);
+		if (g && g->gr_gid == gid)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * What the peer of the Unix socket @fd may do: root writes; otherwise the
+ * best of its groups (primary and supplementary, as the kernel saw them
+ * at connect()) against access.write and access.read.
+ */
+static enum api_access peer_access(int fd, const struct ucred *cr,
+				   const struct famfsd_config *cfg)
+{
+	gid_t groups[256];
+	socklen_t len = sizeof(groups);
+	enum api_access best = ACCESS_NONE;
+	int n;
+
+	if (cr->uid == 0)
+		return ACCESS_WRITE;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len))
+		len = 0;
+	n = (int)(len / sizeof(gid_t));
+	groups[n < 256 ? n++ : 255] = cr->gid;
+	for (int i = 0; i < n; i++) {
+		if (gid_listed(groups[i], cfg->access_write))
+			return ACCESS_WRITE;
+		if (gid_listed(groups[i], cfg->access_read))
+			best = ACCESS_READ;
+	}
+	return best;
+}
+
+/* Who is asking, for the audit log, and (Unix socket) with what access. */
+static enum api_access who_of(struct MHD_Connection *c, struct listener *l,
+			      const struct famfsd_config *cfg, char *buf,
+			      size_t len)
 {
 	const union MHD_ConnectionInfo *ci;
 
@@ -71,7 +121,7 @@ static void who_of(struct MHD_Connection *c, struct listener *l, char *buf,
 			inet_ntop(AF_INET, &((struct sockaddr_in *)
 				  ci->client_addr)->sin_addr, ip, sizeof(ip));
 		snprintf(buf, len, "token@%s", ip);
-		return;
+		return ACCESS_NONE;         /* the token decides */
 	}
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (ci) {
@@ -79,14 +129,57 @@ static void who_of(struct MHD_Connection *c, struct listener *l, char *buf,
 		socklen_t sl = sizeof(cr);
 
 		if (!getsockopt(ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &cr,
-				&sl))
-			snprintf(buf, len, "uid:%u pid:%d", cr.uid, cr.pid);
+				&sl)) {
+			snprintf(buf, len, "uid:%u gid:%u pid:%d", cr.uid,
+				 cr.gid, cr.pid);
+			return peer_access(ci->connect_fd, &cr, cfg);
+		}
 	}
+	return ACCESS_NONE;
 }
 
 static const char *query_arg(void *conn, const char *key)
 {
 	return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+struct name_walk {
+	const char **names;
+	int n, max;
+};
+
+static enum MHD_Result add_name(void *cls, enum MHD_ValueKind kind,
+				const char *key, const char *value)
+{
+	struct name_walk *w = cls;
+
+	(void)kind;
+	(void)value;
+	if (w->n < w->max)
+		w->names[w->n] = key;
+	w->n++;
+	return MHD_YES;
+}
+
+static int query_names(void *conn, const char **names, int max)
+{
+	struct name_walk w = { names, 0, max };
+
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_name, &w);
+	return w.n;
+}
+
+/* libmicrohttpd's URI log hook: the URL before it decodes it, kept as the
+ * request's context (on_completed frees it). */
+static void *keep_raw_url(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct reqctx *x = calloc(1, sizeof(*x));
+
+	(void)cls;
+	(void)c;
+	if (x)
+		x->raw_url = strdup(uri);
+	return x;
 }
 
 static void handle(struct reqctx *x, struct MHD_Connection *c,
@@ -100,10 +193,13 @@ static void handle(struct reqctx *x, struct MHD_Connection *c,
 					MHD_HEADER_KIND, "Authorization"),
 		.body = x->body, .len = x->len, .too_big = x->too_big,
 		.arg = query_arg, .arg_ctx = c, .conf = x->conf,
+		.arg_names = query_names,
+		/* without it (out of memory) nothing is checked: refuse */
+		.raw_url = x->raw_url ? x->raw_url : "%",
 	};
 	char who[96];
 
-	who_of(c, x->l, who, sizeof(who));
+	h.access = who_of(c, x->l, &x->conf->cfg, who, sizeof(who));
 	h.who = who;
 	request_handle(&h, r);
 	metrics_observe(h.route, method, r->status, elapsed(&x->t0));
@@ -167,12 +263,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	enum MHD_Result ret;
 
 	(void)version;
-	if (!x) {
+	if (!x || !x->started) {
 		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						"Content-Length");
-		x = calloc(1, sizeof(*x));
+		if (!x)
+			x = calloc(1, sizeof(*x));
 		if (!x)
 			return MHD_NO;
+		x->started = true;
 		x->l = cls;
 		x->conf = conf_get();
 		clock_gettime(CLOCK_MONOTONIC, &x->t0);
@@ -213,11 +311,14 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	(void)cls; (void)c; (void)toe;
 	if (!x)
 		return;
-	conf_put(x->conf);
+	free(x->raw_url);
+	if (x->started) {
+		conf_put(x->conf);
+		atomic_fetch_sub(&inflight, 1);
+	}
 	free(x->body);
 	free(x);
 	*con_cls = NULL;
-	atomic_fetch_sub(&inflight, 1);
 }
 
 /* A socket file that nobody answers on is stale; one that answers is
@@ -341,7 +442,7 @@ static struct MHD_Daemon *start_mhd(struct listener *l, unsigned extra_flags,
 {
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 			 MHD_USE_ERROR_LOG | MHD_USE_ITC | extra_flags;
-	struct MHD_OptionItem opts[8];
+	struct MHD_OptionItem opts[9];
 	int n = 0;
 
 	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE,
@@ -350,6 +451,8 @@ static struct MHD_Daemon *start_mhd(struct listener *l, unsigned extra_flags,
 		30, NULL };
 	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED,
 		(intptr_t)on_completed, NULL };
+	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK,
+		(intptr_t)keep_raw_url, NULL };
 	if (l->fd >= 0)
 		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET,
 			l->fd, NULL };

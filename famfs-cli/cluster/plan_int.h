@@ -27,6 +27,15 @@ size_t device_creator(const struct cluster *c, const struct cl_device *d);
 size_t region_host(const struct cluster *c, const struct cl_region *r);
 bool mount_on_host(const struct cluster *c, const char *name, size_t h);
 
+/*
+ * plan_path_refused() - would host @h's famfsd refuse @path under its
+ * @setting ("paths.devices", "paths.mounts", "paths.sources")? Then a
+ * conflict naming @what, the path and the setting, and true
+ * (plan_paths.c).
+ */
+bool plan_path_refused(struct planner *pl, size_t h, const char *what,
+		       const char *setting, const char *path);
+
 void conflict(struct planner *pl, size_t h, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void note(struct planner *pl, size_t h, const char *fmt, ...)

@@ -100,7 +100,7 @@ static void plan_emul(struct planner *pl, size_t h, const struct cl_device *d)
 	bool creator = device_creator(pl->c, d) == h;
 	json_object *body;
 	struct plan_step *s;
-	char b1[32], b2[32];
+	char b1[32], b2[32], what[96];
 
 	if (a) {
 		if (!a->path || strcmp(a->path, d->path))
@@ -114,6 +114,9 @@ static void plan_emul(struct planner *pl, size_t h, const struct cl_device *d)
 				 sz(a->size, b1), sz(d->size, b2));
 		return;
 	}
+	snprintf(what, sizeof(what), "device %s", d->name);
+	if (plan_path_refused(pl, h, what, "paths.devices", d->path))
+		return;
 	body = json_object_new_object();
 	jstr(body, "name", d->name);
 	jstr(body, "provider", "emul");
@@ -471,6 +474,10 @@ void plan_mounts(struct planner *pl, size_t h)
 		if (host_index(pl->c, m->host) != h)
 			continue;
 		if (!a) {
+			snprintf(why, sizeof(why), "mount %s", m->name);
+			if (plan_path_refused(pl, h, why, "paths.mounts",
+					      m->path))
+				continue;
 			st = step(pl, PLAN_CREATE, PK_MOUNT, h, m->name,
 				  m->role != CL_ROLE_MASTER, "(%s on %s, %s)",
 				  m->filesystem, m->path, role_name(m->role));
@@ -594,6 +601,7 @@ void plan_datasets(struct planner *pl, size_t h)
 			pl->c->defaults.has_verify && pl->c->defaults.verify;
 		json_object *body, *params;
 		struct plan_step *st;
+		char what[96];
 		size_t j;
 
 		if (!fs || host_index(pl->c, fs->master) != h)
@@ -616,6 +624,9 @@ void plan_datasets(struct planner *pl, size_t h)
 				     (unsigned long long)jb->bytes_total);
 			continue;
 		}
+		snprintf(what, sizeof(what), "dataset %s", ds->name);
+		if (plan_path_refused(pl, h, what, "paths.sources", ds->source))
+			continue;
 		body = json_object_new_object();
 		params = json_object_new_object();
 		jstr(body, "kind", "ingest");

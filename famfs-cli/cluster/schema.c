@@ -141,6 +141,25 @@ static bool devname_ok(const char *s, const char *prefix, bool dotted)
 	return !*p;
 }
 
+/* "/a/b": every component non-empty and neither "." nor ".."; "/" too. */
+static bool fspath_ok(const char *p)
+{
+	if (p[0] != '/')
+		return false;
+	if (!p[1])
+		return true;
+	for (const char *c = p + 1;; ) {
+		size_t n = strcspn(c, "/");
+
+		if (!n || (n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		if (!c[n])
+			return true;
+		c += n + 1;
+	}
+}
+
 static bool endpoint_ok(const struct ynode *n)
 {
 	if (n->len >= 1 && n->str[0] == '/')
@@ -391,6 +410,14 @@ static bool check_value(struct ctx *x, const struct field *f,
 	case F_ABSPATH:
 		if (n->str[0] != '/') {
 			schema_err(x, n, "'%s' is not an absolute path", n->str);
+			return false;
+		}
+		break;
+	case F_FSPATH:
+		if (!fspath_ok(n->str)) {
+			schema_err(x, n, "'%s' is not a normalised absolute path: "
+			    "it must start with '/' and have no empty, '.' or "
+			    "'..' component and no trailing '/'", n->str);
 			return false;
 		}
 		break;

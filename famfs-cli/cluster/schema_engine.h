@@ -21,6 +21,8 @@ enum ftype {
 	F_NAME,      /* ^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$ */
 	F_STR,       /* any string */
 	F_ABSPATH,   /* string starting with '/' */
+	F_FSPATH,    /* a normalised absolute path: no "//", ".", "..", or
+		      * trailing '/' (a path inside a filesystem) */
 	F_ENDPOINT,  /* /path, unix:/path or https://host... */
 	F_ROLE,      /* master | client -> enum cl_role */
 	F_BACKEND,   /* kernel | fuse -> const char * */

@@ -160,7 +160,7 @@ static const struct objdesc interleave_desc = {
 static const struct field dataset_fields[] = {
 	FLD("name", F_NAME, true, struct cl_dataset, name),
 	FLD("source", F_ABSPATH, true, struct cl_dataset, source),
-	FLD("destination", F_ABSPATH, false, struct cl_dataset, destination),
+	FLD("destination", F_FSPATH, false, struct cl_dataset, destination),
 	FLD("filesystem", F_NAME, true, struct cl_dataset, filesystem),
 	FOBJ("interleave", false, &interleave_desc),
 	FLDH("verify", F_BOOL, struct cl_dataset, verify, has_verify),

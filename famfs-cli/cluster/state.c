@@ -35,6 +35,16 @@ static uint64_t u64(json_object *o, const char *key)
 	return (uint64_t)json_object_get_int64(v);
 }
 
+static json_object *arr(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_array))
+		return NULL;
+	return v;
+}
+
 static json_object *obj(json_object *o, const char *key)
 {
 	json_object *v;
@@ -205,6 +215,10 @@ int state_parse(struct host_state *s, json_object *bodies[ST_NBODIES])
 	s->policy.strips = (unsigned)u64(policy, "strips");
 	s->policy.log_size = u64(policy, "log_size");
 	s->policy.mount_options = str(policy, "mount_options");
+	s->allowed_devices = arr(obj(host, "paths"), "devices");
+	s->allowed_mounts = arr(obj(host, "paths"), "mounts");
+	s->allowed_sources = arr(obj(host, "paths"), "sources");
+	s->system_dirs = arr(obj(host, "paths"), "system");
 	for (int i = ST_DEVICES; i < ST_NBODIES; i++) {
 		json_object *arr;
 		int r = items(s->bodies[i], &arr);

@@ -63,6 +63,10 @@ struct host_state {
 	char *error;        /* why not reachable / not readable (malloc'd) */
 	const char *name;   /* GET /v1/host .name */
 	struct st_policy policy;
+	/* GET /v1/host .paths.devices, .mounts, .sources: arrays of
+	 * patterns (borrowed), NULL from a famfsd that does not say */
+	json_object *allowed_devices, *allowed_mounts, *allowed_sources;
+	json_object *system_dirs;  /* .paths.system: no mount over these */
 	struct st_device *devices;
 	size_t ndevices;
 	struct st_set *sets;

@@ -74,6 +74,17 @@ int api_size(json_object *o, const char *key, uint64_t dflt, uint64_t *out,
 	     struct api_resp *r);
 /* [A-Za-z0-9][A-Za-z0-9._-]{0,62}; -1 with a 400 otherwise. */
 int api_check_name(const char *what, const char *name, struct api_resp *r);
+/*
+ * api_path_allowed() - 0 when @path, resolved (allowed_paths.h), is under
+ * the famfsd.yaml list @setting ("paths.devices", "paths.mounts",
+ * "paths.sources"), and for paths.mounts is no system directory; else -1
+ * with 403 path_not_allowed naming the setting (400 for a relative path).
+ */
+int api_path_allowed(const char *setting, const char *path,
+		     struct api_resp *r);
+/* 0 when the directory @path is empty or absent, or @force; else -1 with
+ * 409 conflict naming an entry it would hide. */
+int api_mount_dir_empty(const char *path, bool force, struct api_resp *r);
 
 /* JSON building shortcuts. */
 void jset_str(json_object *o, const char *k, const char *v);

@@ -139,6 +139,10 @@ static int create(struct api_req *q, struct api_resp *r)
 	if (path[0] != '/')
 		return api_error(r, 400, "invalid_value",
 				 "path '%s' must be absolute", path);
+	/* an emul device is a file famfsd creates or opens as root */
+	if (!strcmp(pname, "emul") &&
+	    api_path_allowed("paths.devices", path, r))
+		return -1;
 	p = providers_find(pname);
 	if (!p)
 		return api_error(r, 422, "provider_not_loaded", "no provider "

@@ -153,10 +153,19 @@ static int open_master(const char *fsname, struct famfs_fs **fs,
 	char err[640], msg[700];
 	int rc;
 
+	char **paths;
+	unsigned n;
+
 	*fs = fsmaster_get(fsname, &rc, err, sizeof(err));
 	if (*fs)
 		return 0;
 	snprintf(msg, sizeof(msg), "cannot open '%s' as master: %s", fsname, err);
+	/* the filesystem is known: a failure is its devices' (a file gone,
+	 * replaced or no longer famfs), never a missing file of the API's */
+	if (rc != -EMFILE && rc != -ENOMEM && !fs_device_paths(fsname, &paths, &n)) {
+		fs_paths_free(paths, n);
+		return api_error(r, 422, "device_unusable", "%s", msg);
+	}
 	return errno_resp(r, rc, msg);
 }
 

@@ -133,7 +133,10 @@ static int mkfs_error(struct api_resp *r, int e, const struct famfs_err *fe)
 		return api_error(r, 400, "invalid_value", "%s", msg);
 	if (e == -EBUSY || e == -EAGAIN)
 		return api_error(r, 409, "conflict", "%s", msg);
-	if (e == -ENODEV || e == -EPERM || e == -EACCES)
+	/* a device file gone, replaced or unreadable: the message names it */
+	if (e == -ENODEV || e == -EPERM || e == -EACCES || e == -ENOENT ||
+	    e == -ENXIO || e == -ENOTBLK || e == -ENODATA || e == -ESTALE ||
+	    e == -EIO || e == -ENOTDIR || e == -ELOOP)
 		return api_error(r, 422, "device_unusable", "%s", msg);
 	return api_error(r, 500, "internal", "%s", msg);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allowed_paths.h"
 #include "api/api.h"
 #include "famfs.h"
 #include "famfsd.h"
@@ -44,6 +45,37 @@ static json_object *health_json(void)
 	return h;
 }
 
+/* A ':'-list setting as a JSON array of its entries. */
+static json_object *list_json(const char *l)
+{
+	json_object *a = json_object_new_array();
+
+	for (const char *s = l ? l : ""; *s;) {
+		size_t n = strcspn(s, ":");
+
+		json_object_array_add(a, json_object_new_string_len(s, (int)n));
+		s += n + (s[n] == ':');
+	}
+	return a;
+}
+
+/* What the API may touch (famfsd.yaml paths.*): apply plans by it. */
+static json_object *paths_json(void)
+{
+	const struct famfsd_config *c = famfsd_cfg();
+	json_object *o = json_object_new_object();
+	json_object *sys = json_object_new_array();
+
+	json_object_object_add(o, "devices", list_json(c->paths_devices));
+	json_object_object_add(o, "mounts", list_json(c->paths_mounts));
+	json_object_object_add(o, "sources", list_json(c->paths_sources));
+	json_object_object_add(o, "system", sys);
+	for (size_t i = 0; i < path_system_dirs_n; i++)
+		json_object_array_add(sys, json_object_new_string(
+					      path_system_dirs[i]));
+	return o;
+}
+
 static json_object *host_json(void)
 {
 	json_object *o = json_object_new_object(), *pa = json_object_new_array();
@@ -70,6 +102,7 @@ static json_object *host_json(void)
 	json_object_object_add(o, "providers", pa);
 	json_object_object_add(o, "health", health_json());
 	json_object_object_add(o, "policy", policy_json());
+	json_object_object_add(o, "paths", paths_json());
 	return o;
 }
 

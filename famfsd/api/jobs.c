@@ -64,6 +64,48 @@ static int list(struct api_req *q, struct api_resp *r)
 	return api_ok(r, 200, jitems(a));
 }
 
+/* "/a/b" with no empty, "." or ".." component; "/" too. */
+static bool normalised(const char *p)
+{
+	if (p[0] != '/')
+		return false;
+	if (!p[1])
+		return true;
+	for (const char *c = p + 1;; ) {
+		size_t n = strcspn(c, "/");
+
+		if (!n || (n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		if (!c[n])
+			return true;
+		c += n + 1;
+	}
+}
+
+/*
+ * An ingest reads its source as root: only under paths.sources; its
+ * destination is a normalised path in the filesystem. The job kind
+ * checks the rest of its parameters (jobs/ingest.c).
+ */
+static bool ingest_refused(const char *kind, json_object *params,
+			   struct api_resp *r)
+{
+	const char *src = params ? api_str(params, "source") : NULL;
+	const char *dest = params ? api_str(params, "dest") : NULL;
+
+	if (strcmp(kind, "ingest"))
+		return false;
+	if (dest && dest[0] == '/' && !normalised(dest)) {
+		api_error(r, 400, "invalid_value", "params.dest '%s' is not a "
+			  "normalised absolute path: no empty, '.' or '..' "
+			  "component and no trailing '/'", dest);
+		return true;
+	}
+	return src && src[0] == '/' &&
+	       api_path_allowed("paths.sources", src, r);
+}
+
 static int create(struct api_req *q, struct api_resp *r)
 {
 	static const struct api_field f[] = {
@@ -79,6 +121,8 @@ static int create(struct api_req *q, struct api_resp *r)
 		return -1;
 	if (!json_object_object_get_ex(b, "params", &params))
 		params = NULL;
+	if (ingest_refused(api_str(b, "kind"), params, r))
+		return -1;
 	if (!params)
 		params = json_object_new_object();
 	else

@@ -56,7 +56,7 @@ static int create(struct api_req *q, struct api_resp *r)
 		{ "name", F_STRING, true }, { "filesystem", F_STRING, true },
 		{ "path", F_STRING, true }, { "role", F_STRING, true },
 		{ "backend", F_STRING, false }, { "options", F_STRING, false },
-		API_FIELDS_END,
+		{ "force", F_BOOL, false }, API_FIELDS_END,
 	};
 	const char *name, *fs, *path, *role, *backend, *opts;
 	char err[1024], dflt_opts[512];
@@ -82,6 +82,8 @@ static int create(struct api_req *q, struct api_resp *r)
 	if (path[0] != '/' || strlen(path) > 1024)
 		return api_error(r, 400, "invalid_value", "path '%s' must be "
 				 "absolute", path);
+	if (api_path_allowed("paths.mounts", path, r))
+		return -1;
 	if (backend && !mount_backend_find(backend))
 		return api_error(r, 400, "invalid_value", "backend '%s': must be "
 				 "'kernel' or 'fuse'", backend);
@@ -135,6 +137,10 @@ static int create(struct api_req *q, struct api_resp *r)
 		return -1;
 	}
 	sqlite3_finalize(st);
+	/* last: a repeated request finds its mount (409 already_exists)
+	 * before the mounted directory looks full */
+	if (api_mount_dir_empty(path, api_bool(b, "force", false), r))
+		return -1;
 	st = store_prep(famfsd.db, "INSERT INTO mounts(name,filesystem,path,"
 			"role,backend,options,desired,state,since,created) "
 			"VALUES(?,?,?,?,?,?,'mounted','starting',?,?)");

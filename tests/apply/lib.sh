@@ -37,7 +37,10 @@ start_host() {
 	local h=$1 fused=()
 	mkdir -p "$T/$h"
 	have_fused && fused=(--fused "$FAMFS_FUSED")
+	# paths.*: the test's own tree (the defaults are the product's)
 	"$FAMFSD" --config /dev/null --state-dir "$T/$h/state" \
+		--set "paths.devices=$T" --set "paths.mounts=$T" \
+		--set "paths.sources=$T" \
 		--socket "$T/$h/sock" --plugin-dir "$PLUGINS" --host-name "$h" \
 		"${fused[@]}" >>"$T/$h/famfsd.log" 2>&1 &
 	PIDS[$h]=$!

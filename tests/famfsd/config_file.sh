@@ -15,6 +15,19 @@ grep -q "bad2.yaml:1: bad value 'lots' for 'max_body'" "$T/out" || fail "message
 grep -q "cannot read $T/nonexistent.yaml" "$T/out" || fail "message: $(cat "$T/out")"
 pass "bad config files refused with file:line"
 
+# list settings: a YAML sequence of strings, nothing else
+printf 'paths:\n  mounts: [/mnt/a, "/mnt/b:c"]\n' >"$T/bad3.yaml"
+"$FAMFSD" --check-config --config "$T/bad3.yaml" >"$T/out" 2>&1 && fail "':' in a list item accepted"
+grep -q "bad3.yaml:2: 'paths.mounts' must be a list of non-empty strings without ':'" "$T/out" \
+	|| fail "message: $(cat "$T/out")"
+printf 'threads: [4]\n' >"$T/bad4.yaml"
+"$FAMFSD" --check-config --config "$T/bad4.yaml" >"$T/out" 2>&1 && fail "a list for a scalar accepted"
+grep -q "bad4.yaml:1: 'threads' is not a list setting" "$T/out" || fail "message: $(cat "$T/out")"
+printf 'access:\n  read: []\n' >"$T/empty.yaml"
+"$FAMFSD" --check-config --config "$T/empty.yaml" --plugin-dir "$PLUGINS" >"$T/out" 2>&1
+grep -qx 'access.read: \[\]' "$T/out" || fail "empty list: $(cat "$T/out")"
+pass "list settings: bad items refused with file:line, [] is the empty list"
+
 cat >"$T/famfsd.yaml" <<EOC
 # comments are fine
 socket: $T/from-file.sock

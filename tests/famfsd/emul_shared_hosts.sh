@@ -13,7 +13,7 @@ api POST /v1/files '{"filesystem":"shared","path":"/from-a.bin","size":"3MiB"}';
 
 A_SOCK=$SOCK
 SOCK=$T/b.sock
-"$FAMFSD" --config /dev/null --state-dir "$T/state-b" --socket "$SOCK" \
+"$FAMFSD" --config /dev/null --state-dir "$T/state-b" "${FAMFSD_TEST_PATHS[@]}" --socket "$SOCK" \
 	--plugin-dir "$PLUGINS" --host-name hostb >>"$LOG" 2>&1 &
 B_PID=$!
 wait_for 60 "famfsd to answer on $SOCK" curl -s -o /dev/null --unix-socket "$SOCK" http://famfsd/healthz

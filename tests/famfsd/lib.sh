@@ -8,6 +8,11 @@ T=$(mktemp -d /tmp/famfsd-test.XXXXXX)
 SOCK=$T/famfsd.sock
 STATE=$T/state
 LOG=$T/famfsd.log
+# A test's devices, mounts and ingest sources live in its own temporary
+# tree: allow that tree (famfsd.yaml paths.*; the defaults are the
+# product's, /dev/shm/famfs*, /mnt/famfs*, /srv...).
+FAMFSD_TEST_PATHS=(--set "paths.devices=/dev/shm/famfs*:$T" --set "paths.mounts=$T"
+		   --set "paths.sources=$T")
 FAMFSD_PID=
 HOLD_PID=
 BG_PIDS=()      # helpers a test starts in the background: stopped by cleanup
@@ -49,7 +54,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/wait_for.sh"
 # start_famfsd [extra args...]: start and wait until /healthz answers.
 # $FAMFSD_WRAP, if set, is a command famfsd runs under.
 start_famfsd() {
-	${FAMFSD_WRAP:-} "$FAMFSD" --config /dev/null --state-dir "$STATE" --socket "$SOCK" \
+	${FAMFSD_WRAP:-} "$FAMFSD" --config /dev/null --state-dir "$STATE" "${FAMFSD_TEST_PATHS[@]}" --socket "$SOCK" \
 		--plugin-dir "$PLUGINS" --host-name testhost "$@" >>"$LOG" 2>&1 &
 	FAMFSD_PID=$!
 	for _ in $(seq 1 200); do

@@ -46,7 +46,7 @@ pass "missing or empty plugin directory: degraded 503, named in host and get hos
 # The build tree's famfsd, no --plugin-dir and no config: the build
 # tree's providers (the test runs the binary cmake built).
 : >"$LOG"
-"$FAMFSD" --config /dev/null --state-dir "$STATE" --socket "$SOCK" \
+"$FAMFSD" --config /dev/null --state-dir "$STATE" "${FAMFSD_TEST_PATHS[@]}" --socket "$SOCK" \
 	--host-name testhost >>"$LOG" 2>&1 &
 FAMFSD_PID=$!
 answers() {

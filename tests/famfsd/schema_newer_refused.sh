@@ -9,7 +9,7 @@ stop_famfsd
 [ "$(sqlite3 "$STATE/famfsd.db" 'PRAGMA journal_mode')" = wal ] || fail "not WAL"
 sqlite3 "$STATE/famfsd.db" 'PRAGMA user_version=99'
 sum=$(sqlite3 "$STATE/famfsd.db" .dump | md5sum)
-"$FAMFSD" --config /dev/null --state-dir "$STATE" --socket "$SOCK" \
+"$FAMFSD" --config /dev/null --state-dir "$STATE" "${FAMFSD_TEST_PATHS[@]}" --socket "$SOCK" \
 	--plugin-dir "$PLUGINS" >"$T/newer.log" 2>&1 && fail "famfsd accepted a newer database"
 grep -q "schema version 99 but this famfsd knows only up to" "$T/newer.log" \
 	|| fail "message: $(cat "$T/newer.log")"

@@ -27,7 +27,7 @@ pass "stderr lines carry <N> priority prefixes"
 
 # socket activation
 python3 "$NOTIFY_HELPER" --activate "$T/act.sock" -- "$FAMFSD" --config /dev/null \
-	--state-dir "$STATE" --socket "$T/act.sock" --plugin-dir "$PLUGINS" >>"$LOG" 2>&1 &
+	--state-dir "$STATE" "${FAMFSD_TEST_PATHS[@]}" --socket "$T/act.sock" --plugin-dir "$PLUGINS" >>"$LOG" 2>&1 &
 FAMFSD_PID=$!
 wait_for 60 "famfsd on the activated socket" curl -s -o /dev/null --unix-socket "$T/act.sock" http://famfsd/healthz
 api_out=$(curl -s --unix-socket "$T/act.sock" http://famfsd/v1/host)

@@ -11,7 +11,7 @@ tcp:
   listen: 127.0.0.1:$port
   insecure: true
 EOC
-"$FAMFSD" --config "$T/famfsd.yaml" --state-dir "$STATE" --socket "$SOCK" \
+"$FAMFSD" --config "$T/famfsd.yaml" --state-dir "$STATE" "${FAMFSD_TEST_PATHS[@]}" --socket "$SOCK" \
 	--plugin-dir "$PLUGINS" >>"$LOG" 2>&1 &
 FAMFSD_PID=$!
 U=http://127.0.0.1:$port/v1/host

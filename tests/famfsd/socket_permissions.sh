@@ -1,9 +1,12 @@
 #!/bin/bash
-# famfsd_socket_permissions: the socket is 0660 and belongs to the
-# configured group; a user outside the group cannot connect.
+# famfsd_socket_permissions: the socket gets the configured mode (here
+# 0660) and group from its first moment; a user outside the group cannot
+# connect. (The default mode is 0666: access.read and access.write decide,
+# famfsd_access_scopes.)
 source "$(dirname "$0")/lib.sh"
 cat >"$T/famfsd.yaml" <<EOC
 socket_group: daemon
+socket_mode: "0660"
 EOC
 # the first stat that sees the socket must see its final mode and group:
 # a socket bound first and chmod'ed after is briefly open to everyone
@@ -11,7 +14,7 @@ python3 "$(dirname "$0")/first_stat.py" "$SOCK" 20 >"$T/first" 2>"$T/watch" &
 watcher=$!
 wait_for 30 "the inotify watcher" test -s "$T/watch"
 grep -q watching "$T/watch" || fail "the inotify watcher did not start: $(cat "$T/watch")"
-"$FAMFSD" --config "$T/famfsd.yaml" --state-dir "$STATE" --socket "$SOCK" \
+"$FAMFSD" --config "$T/famfsd.yaml" --state-dir "$STATE" "${FAMFSD_TEST_PATHS[@]}" --socket "$SOCK" \
 	--plugin-dir "$PLUGINS" >>"$LOG" 2>&1 &
 FAMFSD_PID=$!
 wait $watcher || fail "the socket did not appear"
@@ -38,14 +41,14 @@ cat >"$T/famfsd.yaml" <<EOC
 socket_group: no-such-group-famfs-test
 socket_mode: "0600"
 EOC
-"$FAMFSD" --config "$T/famfsd.yaml" --state-dir "$STATE" --socket "$SOCK" \
+"$FAMFSD" --config "$T/famfsd.yaml" --state-dir "$STATE" "${FAMFSD_TEST_PATHS[@]}" --socket "$SOCK" \
 	--plugin-dir "$PLUGINS" >>"$LOG" 2>&1 &
 FAMFSD_PID=$!
 wait_for 60 "famfsd to answer on $SOCK" curl -s -o /dev/null --unix-socket "$SOCK" http://famfsd/healthz
 [ "$(stat -c %a "$SOCK")" = 600 ] || fail "socket_mode 0600: $(stat -c %a "$SOCK")"
 pass "socket_mode from the config file"
 # a second famfsd on the same socket refuses instead of stealing it
-"$FAMFSD" --config /dev/null --state-dir "$T/state2" --socket "$SOCK" \
+"$FAMFSD" --config /dev/null --state-dir "$T/state2" "${FAMFSD_TEST_PATHS[@]}" --socket "$SOCK" \
 	--plugin-dir "$PLUGINS" >"$T/second.log" 2>&1 && fail "second famfsd started"
 grep -q "another famfsd is listening" "$T/second.log" || fail "second famfsd: $(cat "$T/second.log")"
 curl -s --unix-socket "$SOCK" http://famfsd/healthz >/dev/null || fail "first famfsd lost its socket"

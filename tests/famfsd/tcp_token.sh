@@ -17,7 +17,7 @@ tcp:
   tls_cert: $T/cert.pem
   tls_key: $T/key.pem
 EOC
-"$FAMFSD" --config "$T/notoken.yaml" --state-dir "$STATE" --socket "$SOCK" \
+"$FAMFSD" --config "$T/notoken.yaml" --state-dir "$STATE" "${FAMFSD_TEST_PATHS[@]}" --socket "$SOCK" \
 	--plugin-dir "$PLUGINS" >"$T/notoken.log" 2>&1 && fail "started without a token"
 grep -q "needs token_file" "$T/notoken.log" || fail "message: $(cat "$T/notoken.log")"
 pass "TCP without a token file refused at start"
@@ -29,7 +29,7 @@ tcp:
   tls_cert: $T/cert.pem
   tls_key: $T/key.pem
 EOC
-"$FAMFSD" --config "$T/famfsd.yaml" --state-dir "$STATE" --socket "$SOCK" \
+"$FAMFSD" --config "$T/famfsd.yaml" --state-dir "$STATE" "${FAMFSD_TEST_PATHS[@]}" --socket "$SOCK" \
 	--plugin-dir "$PLUGINS" >>"$LOG" 2>&1 &
 FAMFSD_PID=$!
 URL=https://127.0.0.1:$port

@@ -9,7 +9,9 @@
  *
  * Input: requests separated by a line "%%":
  *   METHOD SP URL[?k=v&k=v] LF
- *   (Header: value LF)*        Content-Type, Authorization, X-Listener: tcp
+ *   (Header: value LF)*        Content-Type, Authorization, X-Listener: tcp,
+ *                              X-Access: none|read (the socket peer's;
+ *                              write when absent)
  *   LF
  *   body
  */
@@ -46,6 +48,15 @@ static const char *arg_of(void *ctx, const char *key)
 		if (!strcmp(a->key[i], key))
 			return a->value[i];
 	return NULL;
+}
+
+static int names_of(void *ctx, const char **names, int max)
+{
+	struct args *a = ctx;
+
+	for (int i = 0; i < a->n && i < max; i++)
+		names[i] = a->key[i];
+	return a->n;
 }
 
 static void remove_state(void)
@@ -96,6 +107,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	free(cfg->host_name);
 	cfg->host_name = strdup("fuzzhost");
 	snprintf(conf->token, sizeof(conf->token), "fuzztoken");
+	snprintf(conf->read_token, sizeof(conf->read_token), "fuzzreadtoken");
 	atomic_init(&conf->refs, 1);
 	conf_publish(conf);
 	snprintf(famfsd.db_path, sizeof(famfsd.db_path), "%s/" STORE_DB_NAME,
@@ -331,10 +343,10 @@ static void check_response(const struct http_request *h,
 /* One request in @s (NUL-terminated, modified in place). */
 static void one_request(char *s)
 {
-	struct http_request h = { .who = "fuzz" };
+	struct http_request h = { .who = "fuzz", .access = ACCESS_WRITE };
 	struct api_resp r = { 0 };
 	struct args a;
-	char *line, *body = strstr(s, "\n\n");
+	char *line, *body = strstr(s, "\n\n"), *raw = NULL;
 
 	if (body) {
 		*body = '\0';
@@ -345,6 +357,10 @@ static void one_request(char *s)
 	h.url = line;
 	if (!h.method || !*h.method || !h.url)
 		return;
+	/* the request line is the raw URL; its path goes to the handlers
+	 * undecoded (the server decodes; url_check() sees the raw bytes) */
+	raw = strdup(h.url);
+	h.raw_url = raw;
 	split_query(line, &a);
 	while (s && (line = strsep(&s, "\n"))) {
 		char *v = strchr(line, ':');
@@ -359,17 +375,23 @@ static void one_request(char *s)
 			h.authorization = v;
 		else if (!strcasecmp(line, "X-Listener"))
 			h.tcp = !strcmp(v, "tcp");
+		else if (!strcasecmp(line, "X-Access"))
+			h.access = !strcmp(v, "read") ? ACCESS_READ
+				   : !strcmp(v, "none") ? ACCESS_NONE
+				   : ACCESS_WRITE;
 	}
 	h.body = body;
 	h.len = body ? strlen(body) : 0;
 	h.conf = famfsd_conf();
 	h.too_big = h.len > famfsd_cfg()->max_body;
 	h.arg = arg_of;
+	h.arg_names = names_of;
 	h.arg_ctx = &a;
 	request_handle(&h, &r);
 	check_response(&h, &r);
 	json_object_put(r.json);
 	free(r.text);
+	free(raw);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -4,6 +4,8 @@
 # restart; bad input is refused with a clear error and nothing visible.
 SRC=$1
 source "$(dirname "$0")/../famfsd/lib.sh"
+# the tree on its XFS image is outside $T: allow it as a source
+FAMFSD_TEST_PATHS+=(--set "paths.sources=$T:$SRC")
 CLI=$FAMFS_CLI
 start_famfsd
 make_devices 4 512MiB
@@ -14,9 +16,10 @@ expect 201
 DEVS="-d $T/dev0 -d $T/dev1 -d $T/dev2 -d $T/dev3"
 
 # bad input first: nothing may appear
-api POST /v1/jobs '{"kind":"ingest","params":{"source":"/no/such/dir","dest":"/x"}}'
+# (inside paths.sources: a source outside it is 403, famfsd_allowed_paths)
+api POST /v1/jobs '{"kind":"ingest","params":{"source":"'"$T"'/no/such/dir","dest":"/x"}}'
 expect 400 invalid_value
-echo "$BODY" | grep -q "/no/such/dir" || fail "missing source not named: $BODY"
+echo "$BODY" | grep -q "$T/no/such/dir" || fail "missing source not named: $BODY"
 api POST /v1/jobs '{"kind":"ingest","params":{"source":"'"$SRC"'","dest":"/x","bogus":1}}'
 expect 400
 api POST /v1/jobs '{"kind":"ingest","params":{"source":"relative","dest":"/x"}}'

@@ -4,6 +4,8 @@
 # through read() and mmap(), with modes, owners and mtimes. SRC is argv 1.
 SRC=$1
 source "$(dirname "$0")/../famfsd/lib.sh"
+# the tree on its XFS image is outside $T: allow it as a source
+FAMFSD_TEST_PATHS+=(--set "paths.sources=$T:$SRC")
 CLI=$FAMFS_CLI
 start_famfsd --fused "$FAMFS_FUSED"
 make_devices 4 256MiB

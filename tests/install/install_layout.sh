@@ -85,6 +85,11 @@ out=$(systemd-analyze verify "$D$UNITDIR/famfsd.service" "$D$UNITDIR/famfsd.sock
 [ -z "$out" ] || fail "systemd-analyze verify of the installed units: $out"
 pass "installed units verify"
 
+# The example's devices, mounts and dataset move into $T below: allow
+# them in the installed famfsd.yaml (in the overlay), as an operator would
+sed -i -e "s|^  # devices: .*|  devices: [$T]|" -e "s|^  mounts: .*|  mounts: [$T/mnt]|" \
+    -e "s|^  sources: .*|  sources: [$T/dataset]|" /etc/famfs/famfsd.yaml
+grep -q "^  devices: \[$T\]" /etc/famfs/famfsd.yaml || fail "the installed famfsd.yaml has no paths section"
 cd /
 "$PREFIX/sbin/famfsd" >"$T/famfsd.log" 2>&1 &
 FAMFSD_PID=$!

@@ -27,8 +27,10 @@ done
 [ "$(systemctl is-active famfsd.socket)" = active ] || fail "famfsd.socket is $(systemctl is-active famfsd.socket)"
 [ -S /run/famfsd/famfsd.sock ] || fail "no /run/famfsd/famfsd.sock"
 getent group famfs >/dev/null || fail "no famfs group (sysusers)"
-[ "$(stat -c %G:%a /run/famfsd/famfsd.sock)" = famfs:660 ] || fail "socket $(stat -c %G:%a /run/famfsd/famfsd.sock)"
-ok "packages installed, famfsd.socket listening (group famfs, 0660)"
+getent group famfs-read >/dev/null || fail "no famfs-read group (sysusers)"
+# 0666: famfsd checks every peer against access.write/access.read
+[ "$(stat -c %G:%a /run/famfsd/famfsd.sock)" = famfs:666 ] || fail "socket $(stat -c %G:%a /run/famfsd/famfsd.sock)"
+ok "packages installed, famfsd.socket listening (group famfs, 0666), groups famfs and famfs-read"
 
 # 2. socket activation: with the service stopped, a request starts it
 systemctl stop famfsd.service
@@ -87,6 +89,7 @@ ls /var/lib/dpkg/info | grep -q famfs && fail "dpkg still has famfs package file
 [ -z "$left" ] || fail "left after purge: $(echo "$left" | tr '\n' ' ')"
 for d in /etc/famfs /var/lib/famfsd /run/famfsd; do [ ! -e "$d" ] || fail "$d left after purge"; done
 getent group famfs >/dev/null || fail "the famfs group was removed (docs say it is kept)"
+getent group famfs-read >/dev/null || fail "the famfs-read group was removed (docs say it is kept)"
 ls /dev/shm/famfs-demo-emul0 >/dev/null || fail "the emulated device files (operator data) are gone"
-ok "purge: nothing left but the famfs group, the mount point dirs and the emulated device files"
+ok "purge: nothing left but the famfs groups, the mount point dirs and the emulated device files"
 finish PASS

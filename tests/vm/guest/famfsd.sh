@@ -38,7 +38,7 @@ famfsd_ready() {
 
 famfsd_start() {
 	rm -rf /tmp/famfsd
-	famfsd -f -s $SOCK -d /tmp/famfsd -p /usr/lib/famfs/plugins \
+	famfsd -f -s $SOCK -d /tmp/famfsd $FAMFSD_GUEST_PATHS -p /usr/lib/famfs/plugins \
 		-n guest >$FDLOG 2>&1 &
 	echo $! >/tmp/famfsd.pid
 	famfsd_ready
@@ -273,7 +273,7 @@ famfsd_kernel_adopt() {
 	[ -n "$id" ]
 	famfsd_stop
 	grep " $KM famfs " /proc/mounts
-	famfsd -f -s $SOCK -d /tmp/famfsd -p /usr/lib/famfs/plugins \
+	famfsd -f -s $SOCK -d /tmp/famfsd $FAMFSD_GUEST_PATHS -p /usr/lib/famfs/plugins \
 		-n guest >>$FDLOG 2>&1 &
 	echo $! >/tmp/famfsd.pid
 	famfsd_ready

@@ -3,6 +3,9 @@
 DEV=/dev/pmem0       # device 0: superblock and log
 DEV1=/dev/pmem0.1    # device 1: a second namespace of the same region
 MNT=/mnt/famfs
+# famfsd's allowed paths in the guest (famfsd.yaml paths.*): the tests'
+# emul devices, mount points and ingest sources
+FAMFSD_GUEST_PATHS="--set paths.devices=/dev/shm --set paths.mounts=/mnt --set paths.sources=/tmp"
 IL=$MNT/dir/il       # interleaved: 4 strips, 2 MiB chunks
 PLAIN=$MNT/plain     # one extent
 SMALL=$MNT/small     # packed at 4 KiB

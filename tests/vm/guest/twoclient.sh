@@ -72,7 +72,7 @@ restart_same_slot() {
 	famfsd_stop
 	h2_slots | tee /tmp/slot.before
 	[ "$(wc -l </tmp/slot.before)" = 1 ]
-	famfsd -f --config /tmp/famfsd.yaml -s $SOCK -d /tmp/famfsd \
+	famfsd -f --config /tmp/famfsd.yaml -s $SOCK -d /tmp/famfsd $FAMFSD_GUEST_PATHS \
 		-p /usr/lib/famfs/plugins -n h2 >>$FDLOG 2>&1 &
 	echo $! >/tmp/famfsd.pid
 	until_for 60 "host 2's slot published again" \

@@ -85,7 +85,7 @@ tcp:
   tls_key: $TLS/$2.key
 EOC
 	rm -rf /tmp/famfsd
-	famfsd -f --config /tmp/famfsd.yaml -s $SOCK -d /tmp/famfsd \
+	famfsd -f --config /tmp/famfsd.yaml -s $SOCK -d /tmp/famfsd $FAMFSD_GUEST_PATHS \
 		-p /usr/lib/famfs/plugins -n "$2" >$FDLOG 2>&1 &
 	echo $! >/tmp/famfsd.pid
 	until_for 60 "famfsd on $SOCK" famfs-cli get devices
