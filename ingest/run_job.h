@@ -73,6 +73,7 @@ struct done_copy {
 #define COPY_PIECE (256u << 10)
 
 /* The job fails with @err and the message (the first failure is kept). */
+__attribute__((format(printf, 3, 0)))
 void job_vfail(struct job *j, int err, const char *fmt, va_list ap);
 
 __attribute__((format(printf, 3, 4)))
