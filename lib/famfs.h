@@ -465,6 +465,12 @@ int famfs_reclaim(struct famfs_fs *fs);
 int famfs_path_normalize(const char *in, char *out, size_t outlen,
 			 struct famfs_err *e);
 
+/* True if @p is already normal: absolute, every component non-empty and
+ * neither "." nor "..", no trailing slash ("/" itself is normal). The
+ * rule a dataset destination follows (cluster files, ingest jobs).
+ */
+bool famfs_path_is_normal(const char *p);
+
 /* ---- log dump and fsck ------------------------------------------------- */
 
 /* Visit every valid entry in log order; stops early when @fn returns != 0. */

@@ -173,3 +173,21 @@ FAMFS_EXPORT int famfs_path_normalize(const char *in, char *out,
 	out[o] = '\0';
 	return (int)o;
 }
+
+FAMFS_EXPORT bool famfs_path_is_normal(const char *p)
+{
+	if (p[0] != '/')
+		return false;
+	if (!p[1])
+		return true;
+	for (const char *c = p + 1;; ) {
+		size_t n = strcspn(c, "/");
+
+		if (!n || (n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		if (!c[n])
+			return true;
+		c += n + 1;
+	}
+}

@@ -141,24 +141,6 @@ static bool devname_ok(const char *s, const char *prefix, bool dotted)
 	return !*p;
 }
 
-/* "/a/b": every component non-empty and neither "." nor ".."; "/" too. */
-static bool fspath_ok(const char *p)
-{
-	if (p[0] != '/')
-		return false;
-	if (!p[1])
-		return true;
-	for (const char *c = p + 1;; ) {
-		size_t n = strcspn(c, "/");
-
-		if (!n || (n == 1 && c[0] == '.') ||
-		    (n == 2 && c[0] == '.' && c[1] == '.'))
-			return false;
-		if (!c[n])
-			return true;
-		c += n + 1;
-	}
-}
 
 static bool endpoint_ok(const struct ynode *n)
 {
@@ -414,7 +396,7 @@ static bool check_value(struct ctx *x, const struct field *f,
 		}
 		break;
 	case F_FSPATH:
-		if (!fspath_ok(n->str)) {
+		if (!famfs_path_is_normal(n->str)) {
 			schema_err(x, n, "'%s' is not a normalised absolute path: "
 			    "it must start with '/' and have no empty, '.' or "
 			    "'..' component and no trailing '/'", n->str);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "famfs.h"
 #include "famfsd.h"
 #include "jobs/jobs.h"
 #include "store/store.h"
@@ -64,24 +65,6 @@ static int list(struct api_req *q, struct api_resp *r)
 	return api_ok(r, 200, jitems(a));
 }
 
-/* "/a/b" with no empty, "." or ".." component; "/" too. */
-static bool normalised(const char *p)
-{
-	if (p[0] != '/')
-		return false;
-	if (!p[1])
-		return true;
-	for (const char *c = p + 1;; ) {
-		size_t n = strcspn(c, "/");
-
-		if (!n || (n == 1 && c[0] == '.') ||
-		    (n == 2 && c[0] == '.' && c[1] == '.'))
-			return false;
-		if (!c[n])
-			return true;
-		c += n + 1;
-	}
-}
 
 /*
  * An ingest reads its source as root: only under paths.sources; its
@@ -96,7 +79,7 @@ static bool ingest_refused(const char *kind, json_object *params,
 
 	if (strcmp(kind, "ingest"))
 		return false;
-	if (dest && dest[0] == '/' && !normalised(dest)) {
+	if (dest && dest[0] == '/' && !famfs_path_is_normal(dest)) {
 		api_error(r, 400, "invalid_value", "params.dest '%s' is not a "
 			  "normalised absolute path: no empty, '.' or '..' "
 			  "component and no trailing '/'", dest);
