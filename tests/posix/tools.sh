@@ -5,7 +5,8 @@
 # (the second transfers nothing), `git clone` of a local repository and
 # `git status`, `python3 -m venv`. Each result is compared on the client
 # with `diff -r` and an lstat of every entry (type, mode, owner, mtime,
-# link target) against the same work on tmpfs.
+# link target) against the same work on tmpfs, and the rsync copy against
+# the source itself.
 # Usage: tools.sh FUSED CLI (as root)
 FUSED=$1 CLI=$2
 HERE=$(dirname "$0")
