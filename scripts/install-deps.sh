@@ -4,13 +4,15 @@
 #   scripts/install-deps.sh [demo|check|package]   install (default: check)
 #   scripts/install-deps.sh --print PROFILE        list, one a line; install nothing
 #
-# demo    build famfs and run `make demo`: compiler, CMake, the libraries,
-#         FUSE, XFS tools, python3. No kernel, no guests, no test tools.
-# package build the .deb/.rpm packages: demo plus debhelper, dkms, rpm,
-#         lintian, scdoc.
+# demo    build famfs and run `make demo`: gcc, CMake, Ninja, the libraries,
+#         FUSE, XFS tools, curl, python3 (the demo's scripts use the last
+#         three). No C++, no liburing (ingest then reads with plain
+#         system calls), no kernel, no guests, no test tools.
+# package build the .deb/.rpm packages: demo plus build-essential,
+#         debhelper, dkms, rpm, lintian, scdoc, liburing-dev.
 # check   everything `make check` runs: package plus cmocka, clang, the
-#         QEMU guests and their kernels, promtool, linux-source-6.1 (for
-#         checkpatch.pl).
+#         QEMU guests and their kernels, promtool, git, sqlite3,
+#         linux-source-6.1 (for checkpatch.pl).
 #
 # Idempotent: packages already present are skipped; apt-get runs only when
 # something is missing. Needs root (or sudo) when it has to install.
@@ -22,21 +24,22 @@ set -eu
 # 6.12.*+deb12-amd64 installed; the main run stays on linux-image-amd64's.
 KERNEL_612=6.12.115+deb12-amd64
 
-DEMO="build-essential cmake ninja-build pkg-config git
+DEMO="gcc libc6-dev cmake ninja-build pkgconf
  libfuse3-dev fuse3
- libsqlite3-dev sqlite3
+ libsqlite3-dev
  libmicrohttpd-dev libgnutls28-dev
  libjson-c-dev libyaml-dev libcurl4-openssl-dev
- libxxhash-dev libsystemd-dev liburing-dev
+ libxxhash-dev libsystemd-dev
  libcxl-dev libdaxctl-dev libndctl-dev uuid-dev
- xfsprogs util-linux curl python3"
+ xfsprogs curl python3"
 
 PACKAGE="$DEMO
- debhelper dh-dkms dkms fakeroot lintian rpm rpmlint scdoc bash-completion"
+ build-essential debhelper dh-dkms dkms fakeroot lintian rpm rpmlint scdoc
+ bash-completion liburing-dev"
 
 # prometheus is here for promtool only (its service is not started).
 CHECK="$PACKAGE
- libcmocka-dev clang libclang-rt-14-dev
+ libcmocka-dev clang libclang-rt-14-dev git sqlite3 util-linux
  python3-jsonschema python3-yaml
  ndctl daxctl bc rsync systemd e2fsprogs kmod cpio
  prometheus
