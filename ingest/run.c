@@ -476,18 +476,20 @@ static void *whole_file_dst(const struct done_copy *c)
 
 /*
  * The source still is as planned after io_uring read it (the plan's
- * stat is the "before"), and with --verify hashes as the copy: else the
+ * stat is the "before", the statx linked after the read the "after"), and with --verify hashes as the copy: else the
  * file is copied again with plain system calls, which check each copy.
  */
 static bool uring_copy_held(struct job *j, struct ugroup *g, struct done_copy *c)
 {
+	const struct uring_file *f = &g->f[c - g->c];
 	struct src_state after;
 	uint64_t h, n;
 
-	if (src_state_at(g->sd.fd, c->it->rel + c->it->name_off, &after) ||
+	/* the statx io_uring ran after the read, in the same submit */
+	if (f->stat_result || src_state_of_statx(&f->stx, &after) ||
 	    !src_state_is_planned(&after, c->it))
 		return false;
-	c->hash = hash_landed(g->f[c - g->c].dst, c->size);
+	c->hash = hash_landed(f->dst, c->size);
 	return !j->o->verify || (!hash_source(j, c->it->rel, &h, &n) &&
 				 h == c->hash && n == c->size);
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "source_change.h"
 
@@ -35,16 +36,22 @@ int src_state_of_fd(int fd, struct src_state *s)
 	return 0;
 }
 
-int src_state_at(int dirfd, const char *name, struct src_state *s)
+static uint64_t stx_ns(const struct statx_timestamp *t)
 {
-	struct stat st;
+	return (uint64_t)t->tv_sec * 1000000000ull + t->tv_nsec;
+}
 
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
-		return -errno;
-	*s = (struct src_state){ .size = (uint64_t)st.st_size,
-				 .mtime_ns = ts_ns(&st.st_mtim),
-				 .ctime_ns = ts_ns(&st.st_ctim),
-				 .dev = st.st_dev, .ino = st.st_ino };
+int src_state_of_statx(const struct statx *x, struct src_state *s)
+{
+	const unsigned need = STATX_SIZE | STATX_MTIME | STATX_CTIME | STATX_INO;
+
+	if ((x->stx_mask & need) != need)
+		return -EIO;
+	*s = (struct src_state){ .size = x->stx_size,
+				 .mtime_ns = stx_ns(&x->stx_mtime),
+				 .ctime_ns = stx_ns(&x->stx_ctime),
+				 .dev = makedev(x->stx_dev_major, x->stx_dev_minor),
+				 .ino = x->stx_ino };
 	return 0;
 }
 

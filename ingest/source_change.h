@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "ingest.h"
 
@@ -18,8 +19,8 @@ struct src_state {
 
 /* fstat() of the open source file: 0 or -errno. */
 int src_state_of_fd(int fd, struct src_state *s);
-/* fstatat(AT_SYMLINK_NOFOLLOW) of @name in @dirfd: 0 or -errno. */
-int src_state_at(int dirfd, const char *name, struct src_state *s);
+/* From a statx() result: 0, or -EIO when it lacks size, times or inode. */
+int src_state_of_statx(const struct statx *x, struct src_state *s);
 bool src_state_same(const struct src_state *a, const struct src_state *b);
 /* The file is as the plan found it (size, mtime, inode). */
 bool src_state_is_planned(const struct src_state *s, const struct ingest_item *it);

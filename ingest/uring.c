@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * io_uring reads of small source files (uring.h). Per file three linked
+ * io_uring reads of small source files (uring.h). Per file four linked
  * requests: openat2 into a fixed-file slot (RESOLVE_BENEATH |
  * RESOLVE_NO_SYMLINKS, as open_beneath() in run.c), a read of the whole
- * file straight into its device mapping, and a close of the slot that
- * runs even when the read failed (a hard link). A group of files costs
- * one io_uring_enter instead of three system calls per file.
+ * file straight into its device mapping, a statx of the file by name once
+ * the read is done (the caller compares it with the plan: did the source
+ * change during the copy?), and a close of the slot; statx and close run
+ * even when the read failed (hard links). A group of files costs one
+ * io_uring_enter instead of four system calls per file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +20,7 @@
 #ifdef FAMFS_HAVE_LIBURING
 #include <liburing.h>
 
-enum { OP_OPEN, OP_READ, OP_CLOSE };
+enum { OP_OPEN, OP_READ, OP_STATX, OP_CLOSE };
 
 struct uring_reader {
 	struct io_uring ring;
@@ -30,6 +32,7 @@ static bool probe_ops(struct io_uring *ring)
 	struct io_uring_probe *p = io_uring_get_probe_ring(ring);
 	bool ok = p && io_uring_opcode_supported(p, IORING_OP_OPENAT2) &&
 		  io_uring_opcode_supported(p, IORING_OP_READ) &&
+		  io_uring_opcode_supported(p, IORING_OP_STATX) &&
 		  io_uring_opcode_supported(p, IORING_OP_CLOSE);
 
 	io_uring_free_probe(p);
@@ -77,7 +80,7 @@ void uring_reader_free(struct uring_reader *u)
 }
 
 static void queue_file(struct uring_reader *u, int root, unsigned i,
-		       const struct uring_file *f)
+		       struct uring_file *f)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
 
@@ -89,6 +92,12 @@ static void queue_file(struct uring_reader *u, int root, unsigned i,
 	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_HARDLINK;
 	sqe->user_data = (uint64_t)i << 2 | OP_READ;
 	sqe = io_uring_get_sqe(&u->ring);
+	/* statx takes no fixed file: by name, as the open resolved it */
+	io_uring_prep_statx(sqe, root, f->rel, AT_SYMLINK_NOFOLLOW,
+			    STATX_BASIC_STATS, &f->stx);
+	sqe->flags |= IOSQE_IO_HARDLINK;
+	sqe->user_data = (uint64_t)i << 2 | OP_STATX;
+	sqe = io_uring_get_sqe(&u->ring);
 	io_uring_prep_close_direct(sqe, i);
 	sqe->user_data = (uint64_t)i << 2 | OP_CLOSE;
 }
@@ -96,13 +105,13 @@ static void queue_file(struct uring_reader *u, int root, unsigned i,
 int uring_read_files(struct uring_reader *u, int root, struct uring_file *f,
 		     unsigned n)
 {
-	unsigned want = 3 * n, seen = 0;
+	unsigned want = 4 * n, seen = 0;
 	int r;
 
 	if (n > URING_GROUP_FILES)
 		return -EINVAL;
 	for (unsigned i = 0; i < n; i++) {
-		f[i].result = -ECANCELED;
+		f[i].result = f[i].stat_result = -ECANCELED;
 		queue_file(u, root, i, &f[i]);
 	}
 	r = io_uring_submit_and_wait(&u->ring, want);
@@ -126,10 +135,12 @@ int uring_read_files(struct uring_reader *u, int root, struct uring_file *f,
 			f[i].result = cqe->res;
 		else if (op == OP_READ && f[i].result == -ECANCELED)
 			f[i].result = cqe->res;
+		else if (op == OP_STATX)
+			f[i].stat_result = cqe->res;
 		io_uring_cqe_seen(&u->ring, cqe);
 		seen++;
 	}
-	return seen == 3 * n ? 0 : -EIO;
+	return seen == 4 * n ? 0 : -EIO;
 }
 
 #else /* built without liburing: the plain path only */

@@ -11,6 +11,7 @@
 #define FAMFS_INGEST_URING_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* Files one submit reads, at most. */
 #define URING_GROUP_FILES 32
@@ -20,6 +21,8 @@ struct uring_file {
 	void *dst;              /* where the bytes go (the device mapping) */
 	uint32_t size;          /* bytes to read from offset 0 */
 	int result;             /* out: bytes read, or -errno (open or read) */
+	int stat_result;        /* out: 0 when stx holds the file after the read */
+	struct statx stx;       /* out: statx(rel, AT_SYMLINK_NOFOLLOW) */
 };
 
 struct uring_reader;
@@ -33,8 +36,9 @@ void uring_reader_free(struct uring_reader *u);
 /*
  * Open each of @f[0..n) (n <= URING_GROUP_FILES) beneath @root (a
  * directory fd; famfs ingest passes each file's own) without
- * following symlinks, read its size bytes into dst, close it: one submit.
- * Fills every f[i].result. Returns 0, or -errno if the ring itself failed
+ * following symlinks, read its size bytes into dst, statx it by name
+ * once the read is done (what the source says after the copy), close it:
+ * one submit. Fills every f[i].result and f[i].stat_result. Returns 0, or -errno if the ring itself failed
  * (then the reader must not be used again; the results say nothing).
  */
 int uring_read_files(struct uring_reader *u, int root, struct uring_file *f,
