@@ -34,7 +34,7 @@ deps-demo:
 # existing tree as it is. famfs.ko is built only when kernel headers are
 # installed (kmod/kver.cmake).
 build: deps
-	cmake -S . -B $(BUILD) $(GEN) -DFAMFS_BUILD_TESTS=ON $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) $(GEN) -DFAMFS_BUILD_TESTS=ON -DFAMFS_CXL_PROVIDER=ON $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
 build-demo: deps-demo

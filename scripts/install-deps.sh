@@ -30,10 +30,12 @@ DEMO="gcc libc6-dev cmake ninja-build pkgconf
  libmicrohttpd-dev libgnutls28-dev
  libjson-c-dev libyaml-dev libcurl4-openssl-dev
  libxxhash-dev libsystemd-dev
- libcxl-dev libdaxctl-dev libndctl-dev uuid-dev
  xfsprogs curl python3"
 
+# The CXL provider's libraries: the demo runs on emulated devices and
+# builds without it (plugins/CMakeLists.txt, FAMFS_CXL_PROVIDER=AUTO).
 PACKAGE="$DEMO
+ libcxl-dev libdaxctl-dev libndctl-dev uuid-dev
  build-essential debhelper dh-dkms dkms fakeroot lintian rpm rpmlint scdoc
  bash-completion liburing-dev"
 
