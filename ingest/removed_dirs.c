@@ -73,7 +73,8 @@ static int planned_dirs(const struct ingest_opts *o, const struct ingest_plan *p
 		dir_list_add(l, s);
 		free(s);
 	}
-	qsort(l->v, (size_t)l->n, sizeof(*l->v), str_cmp);
+	if (l->n > 1) /* an empty list has no array (qsort wants one) */
+		qsort(l->v, (size_t)l->n, sizeof(*l->v), str_cmp);
 	return l->err;
 }
 
@@ -102,10 +103,11 @@ int ingest_removed_dirs(const struct ingest_opts *o, const struct ingest_plan *p
 	/* parents sort before their children: walk backwards, deepest first,
 	 * so that a gone tree empties from its leaves up
 	 */
-	if (!r)
+	if (!r && have.n > 1)
 		qsort(have.v, (size_t)have.n, sizeof(*have.v), str_cmp);
 	for (uint64_t i = have.n; !r && i-- > 0;) {
-		if (bsearch(&have.v[i], want.v, (size_t)want.n, sizeof(*want.v), str_cmp))
+		if (want.n &&
+		    bsearch(&have.v[i], want.v, (size_t)want.n, sizeof(*want.v), str_cmp))
 			continue;
 		if (o->delete_removed && sink->ops->rmdir &&
 		    sink->ops->rmdir(sink->s, have.v[i]) == 0)
