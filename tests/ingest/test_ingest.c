@@ -242,8 +242,10 @@ static void ingest_tree_reads_back_identical_and_resumes(void **state)
 	ingest_result_free(&r);
 	assert_int_equal(do_ingest(&v, src, "/data", INGEST_CHANGED_FAIL, NULL, &r, &prog), -ESTALE);
 	assert_non_null(strstr(r.message, "changed since"));
+	ingest_result_free(&r);
 	assert_int_equal(do_ingest(&v, src, "/data", INGEST_CHANGED_REPLACE, NULL, &r, &prog), 0);
 	assert_int_equal(r.files_copied, 1);
+	ingest_result_free(&r);
 	assert_int_equal(check_tree(&v, "/data", false), files);
 }
 
