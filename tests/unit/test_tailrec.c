@@ -128,8 +128,8 @@ static unsigned flip_entry(bool batch, enum evidence ev)
 	bool corrupt = ev == EV_RECORD || ev == EV_SLOT;
 
 	assert_non_null(f);
-	tdevs_make(t, 1, 64 * FAMFS_MiB);
-	tdevs_mkfs(t, 4 * FAMFS_MiB);
+	tdevs_make(t, 1, 8 * FAMFS_MiB);
+	tdevs_mkfs(t, 2 * FAMFS_MiB);
 	make_log(t, batch, &off, &len);
 	end = last_seq(t);
 	tlog_tailrec_keep(t, rec, true);
@@ -208,8 +208,8 @@ static void every_flip_of_the_tail_record_is_reported(void **state)
 	(void)state;
 	assert_non_null(f);
 	for (int batch = 0; batch < 2; batch++) {
-		tdevs_make(&t, 1, 64 * FAMFS_MiB);
-		tdevs_mkfs(&t, 4 * FAMFS_MiB);
+		tdevs_make(&t, 1, 8 * FAMFS_MiB);
+		tdevs_mkfs(&t, 2 * FAMFS_MiB);
 		make_log(&t, batch, &off, &len);
 		assert_int_equal(famfs_dev_open(t.paths[0], true, &d, &e), 0);
 		rec = famfs_dev_base(d) + FAMFS_TAILREC_OFFSET;
@@ -276,8 +276,8 @@ static void repair_ends_the_log_at_the_last_good_entry(void **state)
 
 	(void)state;
 	assert_non_null(f);
-	tdevs_make(&t, 1, 64 * FAMFS_MiB);
-	tdevs_mkfs(&t, 4 * FAMFS_MiB);
+	tdevs_make(&t, 1, 8 * FAMFS_MiB);
+	tdevs_mkfs(&t, 2 * FAMFS_MiB);
 	make_log(&t, true, &off, &len);
 	end = last_seq(&t);
 	set_slot(&t, end);
@@ -325,8 +325,8 @@ static void lost_rename_names_its_new_path(void **state)
 	uint32_t len;
 
 	(void)state;
-	tdevs_make(&t, 1, 64 * FAMFS_MiB);
-	tdevs_mkfs(&t, 4 * FAMFS_MiB);
+	tdevs_make(&t, 1, 8 * FAMFS_MiB);
+	tdevs_mkfs(&t, 2 * FAMFS_MiB);
 	make_log(&t, false, &off, &len);
 	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
 	off = fs->tail;
@@ -356,8 +356,8 @@ static void old_filesystem_gets_a_record_with_its_next_append(void **state)
 	uint32_t len;
 
 	(void)state;
-	tdevs_make(&t, 1, 64 * FAMFS_MiB);
-	tdevs_mkfs(&t, 4 * FAMFS_MiB);
+	tdevs_make(&t, 1, 8 * FAMFS_MiB);
+	tdevs_mkfs(&t, 2 * FAMFS_MiB);
 	make_log(&t, false, &off, &len);
 	tlog_tailrec_clear(&t);
 	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
