@@ -542,6 +542,16 @@ struct famfs_place_result {
 int famfs_place_plan(struct famfs_fs *fs, const uint64_t *sizes, uint64_t n,
 		     const struct famfs_alloc_policy *p,
 		     struct famfs_place_result *res, struct famfs_err *e);
+/*
+ * famfs_place_plan_new() - the same on a filesystem that does not exist
+ * yet: the one mkfs would make on devices of @dev_bytes (in set order)
+ * with a log of @log_size (0: the default) on the first. -EINVAL when
+ * mkfs would refuse the geometry.
+ */
+int famfs_place_plan_new(const uint64_t *dev_bytes, unsigned ndev,
+			 uint64_t log_size, const uint64_t *sizes, uint64_t n,
+			 const struct famfs_alloc_policy *p,
+			 struct famfs_place_result *res, struct famfs_err *e);
 
 struct famfs_slot_info {
 	uint32_t index;
