@@ -317,6 +317,12 @@ int ingest_place_plan_fs(struct famfs_fs *fs, const uint64_t *sizes,
 int ingest_place_plan_mount(const char *mnt, const uint64_t *sizes,
 			    uint64_t n, uint64_t *failed, char *why,
 			    size_t whylen);
+/* A file of @size the server at @mnt refused with ENOSPC: why, in @why
+ * (the size, its strips, each device's room; -ENOSPC), from the plan over
+ * the committed log, or 0 when it cannot say.
+ */
+int ingest_nospace_mount(const char *mnt, uint64_t size, char *why,
+			 size_t whylen);
 
 /* ---- directories a run made (made_dirs.c) ------------------------------ */
 

@@ -29,6 +29,10 @@ int ingest_place_plan_fs(struct famfs_fs *fs, const uint64_t *sizes,
 	return r;
 }
 
+static int ingest_plan_mount(const char *mnt, const uint64_t *sizes,
+			     uint64_t n, uint64_t *failed, bool describe,
+			     char *why, size_t whylen);
+
 /* The devices of the filesystem mounted at @mnt, from its server. */
 static int mount_devices(const char *mnt, char ***paths, unsigned *n)
 {
@@ -60,6 +64,21 @@ int ingest_place_plan_mount(const char *mnt, const uint64_t *sizes,
 			    uint64_t n, uint64_t *failed, char *why,
 			    size_t whylen)
 {
+	return ingest_plan_mount(mnt, sizes, n, failed, false, why, whylen);
+}
+
+int ingest_nospace_mount(const char *mnt, uint64_t size, char *why,
+			 size_t whylen)
+{
+	uint64_t failed;
+
+	return ingest_plan_mount(mnt, &size, 1, &failed, true, why, whylen);
+}
+
+static int ingest_plan_mount(const char *mnt, const uint64_t *sizes,
+			     uint64_t n, uint64_t *failed, bool describe,
+			     char *why, size_t whylen)
+{
 	struct famfs_open_opts o = { .flags = FAMFS_OPEN_READ };
 	struct famfs_err e = { 0 };
 	struct famfs_fs *fs = NULL;
@@ -75,8 +94,19 @@ int ingest_place_plan_mount(const char *mnt, const uint64_t *sizes,
 			 mnt, strerror(-r));
 	else if ((r = famfs_open((const char *const *)paths, ndev, &o, &fs, &e)))
 		snprintf(why, whylen, "%s", e.msg);
-	else
-		r = ingest_place_plan_fs(fs, sizes, n, failed, why, whylen);
+	else if ((r = ingest_place_plan_fs(fs, sizes, n, failed, why, whylen)) == 0 &&
+		 describe) {
+		/* it fits as committed: the server's reservations in flight
+		 * took the room; say what the file needs and what is left
+		 */
+		char how[700];
+
+		famfs_space_why(fs, sizes[0], NULL, how, sizeof(how));
+		snprintf(why, whylen, "no space (the mount's server holds "
+			 "space for files not committed yet): %s; as committed",
+			 how);
+		r = -ENOSPC;
+	}
 	if (fs)
 		famfs_close(fs);
 	for (unsigned i = 0; paths && i < ndev; i++)

@@ -647,7 +647,6 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 	struct job j = { .o = o, .p = p, .sink = sink, .man = man, .prog = prog,
 			 .res = res };
 	unsigned threads = o->threads ? o->threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t need = 0, free_b;
 	int r;
 	pthread_t tid[64];
 
@@ -684,7 +683,6 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 			/* fall through */
 		case ACT_COPY:
 			j.order[j.norder++] = i;
-			need += ingest_estimate_alloc(it->size, sink->ndev);
 			break;
 		case ACT_SKIP:
 			atomic_fetch_add(&prog->files_skipped, 1);
@@ -708,13 +706,6 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 		fail(&j, r, "%s", why);
 	}
 	qsort_r(j.order, j.norder, sizeof(*j.order), copy_order, (void *)p);
-	free_b = sink->ops->free_bytes(sink->s);
-	/* a sink that cannot plan: the total against the free bytes */
-	if (!res->error && !sink->ops->place_plan && need > free_b)
-		fail(&j, -ENOSPC, "the destination lacks space: %llu files need about "
-		     "%llu bytes, %llu are free; nothing was copied",
-		     (unsigned long long)j.norder, (unsigned long long)need,
-		     (unsigned long long)free_b);
 	res->plan_files = j.norder;
 	for (uint64_t k = 0; k < j.norder; k++)
 		res->plan_bytes += p->items[j.order[k]].size;

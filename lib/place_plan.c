@@ -124,6 +124,18 @@ int famfs_space_describe(struct famfs_fs *fs, uint64_t size,
 	return 0;
 }
 
+FAMFS_EXPORT int famfs_space_why(struct famfs_fs *fs, uint64_t size,
+				 const struct famfs_alloc_policy *p, char *buf,
+				 size_t len)
+{
+	int r;
+
+	pthread_rwlock_rdlock(&fs->lock);
+	r = famfs_space_describe(fs, size, p, buf, len);
+	pthread_rwlock_unlock(&fs->lock);
+	return r;
+}
+
 /* Whether a file of @units whole units places on @sh; leaves @sh as it was. */
 static bool fits_units(struct famfs_fs *sh, uint64_t units,
 		       const struct famfs_alloc_policy *p)
