@@ -71,9 +71,11 @@ struct ingest_sink_ops {
 	void (*abort)(void *s, struct ingest_target *t, const char *path);
 	/* Bytes free for new files. */
 	uint64_t (*free_bytes)(void *s);
-	/* Optional: place files of @sizes on paper with the allocator's
-	 * rule, changing nothing. 0, or -ENOSPC with the index of the first
-	 * file that does not fit in *failed and the room in @why.
+	/* Place files of @sizes on paper with the allocator's rule,
+	 * changing nothing. 0, or -ENOSPC with the index of the first file
+	 * that does not fit in *failed and the room in @why. Every sink
+	 * here has one; without it a run has no space check up front (each
+	 * file's begin then says why it does not fit).
 	 */
 	int (*place_plan)(void *s, const uint64_t *sizes, uint64_t n,
 			  uint64_t *failed, char *why, size_t whylen);
