@@ -309,7 +309,13 @@ void request_handle(struct http_request *h, struct api_resp *r)
 		q.rest = q.nseg > 3 ? strstr(h->url + 1, "/") : NULL;
 		for (int i = 0; q.rest && i < 2; i++)
 			q.rest = strchr(q.rest + 1, '/');
-		run_locked(h, &q, r, is_mutating(h->method));
+		if (api_jobs_is_dry_run(&q))
+			/* walks a source tree: the lock only to read state;
+			 * it changes nothing, so no transaction and no audit
+			 */
+			api_jobs_dry_run(&q, r);
+		else
+			run_locked(h, &q, r, is_mutating(h->method));
 	}
 	if (!r->status)
 		api_error(r, 500, "internal", "handler set no response");

@@ -25,7 +25,9 @@
  * bytes still being stored waits, so the later write lands last.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -120,8 +122,31 @@ static int map_copy(const struct famfs_fmap *dst, const struct famfs_fmap *src,
 	return 0;
 }
 
-/* Append @bytes of new space to extent map pf->map; the data stays. */
-static int append_extents(struct pfile *pf, uint64_t bytes)
+/*
+ * A reservation refused for lack of space: the writer gets ENOSPC, the
+ * log the allocator's reason (the size asked for, the strips, each
+ * device's room: docs/format.md), at most one line a second.
+ */
+static void log_nospace(int r, const struct famfs_err *e)
+{
+	static _Atomic int64_t last;
+	struct timespec now;
+	int64_t t, prev;
+
+	if (r != -ENOSPC)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	t = (int64_t)now.tv_sec;
+	prev = atomic_load(&last);
+	if (t == prev || !atomic_compare_exchange_strong(&last, &prev, t))
+		return;
+	fused_log("a write was refused (ENOSPC): %s", e->msg);
+}
+
+/* Append @bytes of new space to extent map pf->map; the data stays.
+ * @last: no smaller try follows (a refusal is logged).
+ */
+static int append_extents(struct pfile *pf, uint64_t bytes, bool last)
 {
 	struct famfs_fmap *add, *nm;
 	struct famfs_err e = { 0 };
@@ -129,8 +154,11 @@ static int append_extents(struct pfile *pf, uint64_t bytes)
 	int r;
 
 	r = famfs_alloc(fused.fs, bytes, &extent_policy, &add, &e);
-	if (r)
+	if (r) {
+		if (last)
+			log_nospace(r, &e);
 		return r;
+	}
 	if (add->type != FAMFS_MAP_EXTENTS ||
 	    n + add->nitems > FAMFS_MAX_EXTENTS ||
 	    !(nm = realloc(pf->map, famfs_fmap_sizeof(n + add->nitems)))) {
@@ -162,8 +190,10 @@ static int reallocate(struct pfile *pf, uint64_t want, uint64_t need,
 	r = famfs_alloc(fused.fs, want, &default_policy, &nm, &e);
 	if (r == -ENOSPC && want > need)
 		r = famfs_alloc(fused.fs, need, &default_policy, &nm, &e);
-	if (r)
+	if (r) {
+		log_nospace(r, &e);
 		return r;
+	}
 	if (populate)
 		map_populate(nm, 0);
 	if (pf->map) {
@@ -197,9 +227,9 @@ static int ensure_cap(struct pfile *pf, uint64_t need, bool exact)
 		return reallocate(pf, need, need, !exact);
 	if (pf->map->type == FAMFS_MAP_EXTENTS) {
 		step = need - cap > cap ? need - cap : cap;
-		r = append_extents(pf, step);
+		r = append_extents(pf, step, step <= need - cap);
 		if (r == -ENOSPC && step > need - cap)
-			r = append_extents(pf, need - cap);
+			r = append_extents(pf, need - cap, true);
 		if (r != -E2BIG)
 			return r;
 	}

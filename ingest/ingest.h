@@ -71,9 +71,11 @@ struct ingest_sink_ops {
 	void (*abort)(void *s, struct ingest_target *t, const char *path);
 	/* Bytes free for new files. */
 	uint64_t (*free_bytes)(void *s);
-	/* Optional: place files of @sizes on paper with the allocator's
-	 * rule, changing nothing. 0, or -ENOSPC with the index of the first
-	 * file that does not fit in *failed and the room in @why.
+	/* Place files of @sizes on paper with the allocator's rule,
+	 * changing nothing. 0, or -ENOSPC with the index of the first file
+	 * that does not fit in *failed and the room in @why. Every sink
+	 * here has one; without it a run has no space check up front (each
+	 * file's begin then says why it does not fit).
 	 */
 	int (*place_plan)(void *s, const uint64_t *sizes, uint64_t n,
 			  uint64_t *failed, char *why, size_t whylen);
@@ -121,6 +123,18 @@ struct ingest_sink {
 
 /* libfamfs sink: @fs open as master. */
 void ingest_sink_lib(struct ingest_sink *k, struct famfs_fs *fs);
+
+/* A filesystem not made yet, for a plan only (ingest_opts.plan_only):
+ * what mkfs would make on devices of @dev_bytes with a log of @log_size
+ * (0: the default). It holds nothing; its place_plan is
+ * famfs_place_plan_new(). @pp must outlive the sink.
+ */
+struct ingest_paper_fs {
+	uint64_t dev_bytes[FAMFS_MAX_DEVICES];
+	unsigned ndev;
+	uint64_t log_size;
+};
+void ingest_sink_paper(struct ingest_sink *k, struct ingest_paper_fs *pp);
 
 /* ---- what was done ------------------------------------------------------ */
 
@@ -197,6 +211,15 @@ struct ingest_opts {
 	 * only once empty, removed_dirs.c); else it is reported
 	 */
 	bool delete_removed;
+	/* only place on paper (famfsd's dry run of an ingest job, apply's
+	 * plan): decide what would be copied and run the space check, then
+	 * stop. Nothing is written, hashed or recorded: a file already at
+	 * the destination counts as there; what delete_removed would free
+	 * is not counted as free (the plan never says more room than the
+	 * run has). Its result: res->plan_files, res->plan_bytes, and the
+	 * refusal in res->error/message.
+	 */
+	bool plan_only;
 	atomic_bool *cancel;        /* set to stop; may be NULL */
 };
 
@@ -235,6 +258,11 @@ struct ingest_result {
 	char dirs_gone_names[512];  /* the first of those kept, ", " between */
 	uint64_t symlinks_made, symlinks_already, symlinks_changed;
 	uint64_t symlinks_outside, symlinks_verified;
+	/* the files the run would copy and their bytes (plan_only too) */
+	uint64_t plan_files, plan_bytes;
+	/* plan refused: the first file that does not fit (rel, size) */
+	char plan_failed[512];
+	uint64_t plan_failed_size;
 };
 
 /* Names a result keeps of each list; the counts stay exact. */
@@ -276,12 +304,12 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 /*
  * ingest_check_space() - place the files p->items[order[i]] on paper in
  * that order through the sink's place_plan. 0 when all fit (or the sink
- * cannot tell); -ENOSPC with @why naming the first file that does not
- * fit and the room on each device.
+ * cannot tell); -ENOSPC with @why ("F does not fit (...)") naming the
+ * first file that does not fit (its index in @order in *@at) and the room on each device.
  */
 int ingest_check_space(struct ingest_sink *sink, const struct ingest_plan *p,
-		       const uint64_t *order, uint64_t norder, char *why,
-		       size_t whylen);
+		       const uint64_t *order, uint64_t norder, uint64_t *at,
+		       char *why, size_t whylen);
 /* The plan over an open filesystem (the lib sink). */
 int ingest_place_plan_fs(struct famfs_fs *fs, const uint64_t *sizes,
 			 uint64_t n, uint64_t *failed, char *why, size_t whylen);
@@ -291,6 +319,12 @@ int ingest_place_plan_fs(struct famfs_fs *fs, const uint64_t *sizes,
 int ingest_place_plan_mount(const char *mnt, const uint64_t *sizes,
 			    uint64_t n, uint64_t *failed, char *why,
 			    size_t whylen);
+/* A file of @size the server at @mnt refused with ENOSPC: why, in @why
+ * (the size, its strips, each device's room; -ENOSPC), from the plan over
+ * the committed log, or 0 when it cannot say.
+ */
+int ingest_nospace_mount(const char *mnt, uint64_t size, char *why,
+			 size_t whylen);
 
 /* ---- directories a run made (made_dirs.c) ------------------------------ */
 

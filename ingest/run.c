@@ -183,7 +183,7 @@ static enum action decide(struct job *j, const struct ingest_item *it)
 	if (known && exists) {
 		if (rec.size == it->size && rec.mtime_ns == it->mtime_ns) {
 			act = ACT_SKIP;
-			if (j->o->verify_all)
+			if (j->o->verify_all && !j->o->plan_only)
 				verify_existing(j, it, dst);
 		} else if (j->o->changed == INGEST_CHANGED_REPLACE) {
 			/* copied beside the old copy, renamed over it */
@@ -192,13 +192,16 @@ static enum action decide(struct job *j, const struct ingest_item *it)
 		} else {
 			atomic_fetch_add(&j->prog->files_changed, 1);
 			ingest_names_add(&j->res->changed, "%s", it->rel);
-			if (j->o->changed == INGEST_CHANGED_FAIL)
+			if (j->o->changed == INGEST_CHANGED_FAIL && !j->o->plan_only)
 				fail(j, -ESTALE, "%s changed since it was ingested "
 				     "(size %llu -> %llu); famfs files are immutable",
 				     it->rel, (unsigned long long)rec.size,
 				     (unsigned long long)it->size);
 			act = ACT_SKIP;
 		}
+	} else if (exists && j->o->plan_only) {
+		/* the plan reads and records nothing: the run checks it */
+		act = ACT_SKIP;
 	} else if (exists) {
 		/* A copy we have no record of: the same bytes, or a conflict. */
 		uint64_t hs = 0, hd = 1, ss;
@@ -619,10 +622,21 @@ static int copy_order(const void *a, const void *b, void *plan)
 static void check_space(struct job *j)
 {
 	char why[sizeof(j->res->message)];
-	int r = ingest_check_space(j->sink, j->p, j->order, j->norder, why,
-				   sizeof(why));
+	uint64_t at = 0;
+	int r = ingest_check_space(j->sink, j->p, j->order, j->norder, &at,
+				   why, sizeof(why));
 
-	if (r)
+	if (r == -ENOSPC && at < j->norder) {
+		const struct ingest_item *it = &j->p->items[j->order[at]];
+
+		snprintf(j->res->plan_failed, sizeof(j->res->plan_failed),
+			 "%s", it->rel);
+		j->res->plan_failed_size = it->size;
+	}
+	if (r == -ENOSPC && !j->o->plan_only)
+		fail(j, r, "the destination lacks space, nothing was copied: %s",
+		     why);
+	else if (r)
 		fail(j, r, "%s", why);
 }
 
@@ -633,7 +647,6 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 	struct job j = { .o = o, .p = p, .sink = sink, .man = man, .prog = prog,
 			 .res = res };
 	unsigned threads = o->threads ? o->threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t need = 0, free_b;
 	int r;
 	pthread_t tid[64];
 
@@ -670,7 +683,6 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 			/* fall through */
 		case ACT_COPY:
 			j.order[j.norder++] = i;
-			need += ingest_estimate_alloc(it->size, sink->ndev);
 			break;
 		case ACT_SKIP:
 			atomic_fetch_add(&prog->files_skipped, 1);
@@ -681,23 +693,31 @@ int ingest_run(const struct ingest_opts *o, const struct ingest_plan *p,
 			break;
 		}
 	}
-	/* before the space check: what --delete removes is free again */
-	if (!res->error && (r = ingest_removed(o, p, sink, man, res))) {
+	/* before the space check: what --delete removes is free again
+	 * (a plan deletes nothing: it counts that space as taken)
+	 */
+	struct ingest_opts keep = *o;
+
+	keep.delete_removed = o->delete_removed && !o->plan_only;
+	if (!res->error && (r = ingest_removed(&keep, p, sink, man, res))) {
 		char why[sizeof(res->message)];
 
 		snprintf(why, sizeof(why), "%s", res->message);
 		fail(&j, r, "%s", why);
 	}
 	qsort_r(j.order, j.norder, sizeof(*j.order), copy_order, (void *)p);
-	free_b = sink->ops->free_bytes(sink->s);
-	/* a sink that cannot plan: the total against the free bytes */
-	if (!res->error && !sink->ops->place_plan && need > free_b)
-		fail(&j, -ENOSPC, "the destination lacks space: %llu files need about "
-		     "%llu bytes, %llu are free; nothing was copied",
-		     (unsigned long long)j.norder, (unsigned long long)need,
-		     (unsigned long long)free_b);
+	res->plan_files = j.norder;
+	for (uint64_t k = 0; k < j.norder; k++)
+		res->plan_bytes += p->items[j.order[k]].size;
 	if (!res->error)
 		check_space(&j);
+	if (o->plan_only) {
+		free(j.order);
+		free(j.update);
+		close(j.srcfd);
+		pthread_mutex_destroy(&j.lock);
+		return res->error;
+	}
 	if (!res->error)
 		make_dirs(&j);
 	/* symlinks are one log entry each and no data: made here, in order */

@@ -227,9 +227,19 @@ static int ms_begin(void *s, const char *path, uint64_t size, struct ingest_targ
 	f->pending = fsetxattr(f->fd, XATTR_PENDING, "1", 1, 0) == 0;
 	if (size && fallocate(f->fd, 0, 0, (off_t)size) != 0 &&
 	    ftruncate(f->fd, (off_t)size) != 0) {
+		char how[800];
+
 		r = -errno;
-		snprintf(why, whylen, "allocate %llu bytes: %s", (unsigned long long)size,
-			 strerror(errno));
+		/* the server's ENOSPC says no more: the allocator's reason,
+		 * from the same rule over the committed log
+		 */
+		if (r == -ENOSPC &&
+		    ingest_nospace_mount(m->mnt, size, how, sizeof(how)) == -ENOSPC)
+			snprintf(why, whylen, "allocate %llu bytes: %s",
+				 (unsigned long long)size, how);
+		else
+			snprintf(why, whylen, "allocate %llu bytes: %s",
+				 (unsigned long long)size, strerror(-r));
 		goto fail;
 	}
 	n = fgetxattr(f->fd, XATTR_MAP, buf, sizeof(buf) - 1);

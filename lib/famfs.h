@@ -542,6 +542,23 @@ struct famfs_place_result {
 int famfs_place_plan(struct famfs_fs *fs, const uint64_t *sizes, uint64_t n,
 		     const struct famfs_alloc_policy *p,
 		     struct famfs_place_result *res, struct famfs_err *e);
+/*
+ * famfs_space_why() - what a file of @size needs (its strips and their
+ * size) and the room on each device (free, largest run), as the "no
+ * space" message says it, into @buf. 0 or a negative errno.
+ */
+int famfs_space_why(struct famfs_fs *fs, uint64_t size,
+		    const struct famfs_alloc_policy *p, char *buf, size_t len);
+/*
+ * famfs_place_plan_new() - the same on a filesystem that does not exist
+ * yet: the one mkfs would make on devices of @dev_bytes (in set order)
+ * with a log of @log_size (0: the default) on the first. -EINVAL when
+ * mkfs would refuse the geometry.
+ */
+int famfs_place_plan_new(const uint64_t *dev_bytes, unsigned ndev,
+			 uint64_t log_size, const uint64_t *sizes, uint64_t n,
+			 const struct famfs_alloc_policy *p,
+			 struct famfs_place_result *res, struct famfs_err *e);
 
 struct famfs_slot_info {
 	uint32_t index;

@@ -124,6 +124,18 @@ int famfs_space_describe(struct famfs_fs *fs, uint64_t size,
 	return 0;
 }
 
+FAMFS_EXPORT int famfs_space_why(struct famfs_fs *fs, uint64_t size,
+				 const struct famfs_alloc_policy *p, char *buf,
+				 size_t len)
+{
+	int r;
+
+	pthread_rwlock_rdlock(&fs->lock);
+	r = famfs_space_describe(fs, size, p, buf, len);
+	pthread_rwlock_unlock(&fs->lock);
+	return r;
+}
+
 /* Whether a file of @units whole units places on @sh; leaves @sh as it was. */
 static bool fits_units(struct famfs_fs *sh, uint64_t units,
 		       const struct famfs_alloc_policy *p)
@@ -192,20 +204,13 @@ void famfs_space_placeable(struct famfs_fs *fs, struct famfs_space *s)
 	shadow_free(sh);
 }
 
-FAMFS_EXPORT int famfs_place_plan(struct famfs_fs *fs, const uint64_t *sizes,
-				  uint64_t n, const struct famfs_alloc_policy *p,
-				  struct famfs_place_result *res,
-				  struct famfs_err *e)
+/* Place @sizes in order on @sh, which the plan then frees. */
+static int plan_on(struct famfs_fs *sh, const uint64_t *sizes, uint64_t n,
+		   const struct famfs_alloc_policy *p,
+		   struct famfs_place_result *res, struct famfs_err *e)
 {
-	struct famfs_fs *sh;
 	int r = 0;
 
-	memset(res, 0, sizeof(*res));
-	pthread_rwlock_rdlock(&fs->lock);
-	sh = shadow_new(fs);
-	pthread_rwlock_unlock(&fs->lock);
-	if (!sh)
-		return famfs_set_err(e, -ENOMEM, "out of memory for the placement plan");
 	for (uint64_t i = 0; i < n; i++) {
 		struct famfs_fmap *m = NULL;
 		struct famfs_err pe;
@@ -226,4 +231,66 @@ FAMFS_EXPORT int famfs_place_plan(struct famfs_fs *fs, const uint64_t *sizes,
 	}
 	shadow_free(sh);
 	return r;
+}
+
+FAMFS_EXPORT int famfs_place_plan(struct famfs_fs *fs, const uint64_t *sizes,
+				  uint64_t n, const struct famfs_alloc_policy *p,
+				  struct famfs_place_result *res,
+				  struct famfs_err *e)
+{
+	struct famfs_fs *sh;
+
+	memset(res, 0, sizeof(*res));
+	pthread_rwlock_rdlock(&fs->lock);
+	sh = shadow_new(fs);
+	pthread_rwlock_unlock(&fs->lock);
+	if (!sh)
+		return famfs_set_err(e, -ENOMEM, "out of memory for the placement plan");
+	return plan_on(sh, sizes, n, p, res, e);
+}
+
+FAMFS_EXPORT int famfs_place_plan_new(const uint64_t *dev_bytes, unsigned ndev,
+				      uint64_t log_size, const uint64_t *sizes,
+				      uint64_t n,
+				      const struct famfs_alloc_policy *p,
+				      struct famfs_place_result *res,
+				      struct famfs_err *e)
+{
+	struct famfs_dev devs[FAMFS_MAX_DEVICES];
+	struct famfs_fs *sh;
+	int r = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (!ndev || ndev > FAMFS_MAX_DEVICES)
+		return famfs_set_err(e, -EINVAL, "%u devices: from 1 to %d",
+				     ndev, FAMFS_MAX_DEVICES);
+	log_size = log_size ? log_size : FAMFS_LOG_DEFAULT_SIZE;
+	if (log_size % FAMFS_UNIT_SIZE || log_size > dev_bytes[0])
+		return famfs_set_err(e, -EINVAL, "log size %llu: a multiple of "
+				     "2 MiB inside the first device",
+				     (unsigned long long)log_size);
+	sh = calloc(1, sizeof(*sh));
+	if (!sh)
+		return famfs_set_err(e, -ENOMEM, "out of memory for the placement plan");
+	/* the geometry mkfs writes (mkfs.c): the log on the first device */
+	memset(devs, 0, sizeof(devs));
+	sh->ndev = ndev;
+	sh->sb.log_offset = FAMFS_LOG_OFFSET;
+	sh->sb.log_size = log_size;
+	sh->sb.pack_threshold = (uint32_t)FAMFS_MiB;
+	for (unsigned d = 0; d < ndev; d++) {
+		devs[d].size = dev_bytes[d] / FAMFS_UNIT_SIZE * FAMFS_UNIT_SIZE;
+		sh->dev[d] = &devs[d];
+	}
+	r = famfs_alloc_init(sh);
+	for (unsigned d = 0; d < ndev; d++)
+		sh->dev[d] = NULL;
+	if (r) {
+		shadow_free(sh);
+		return famfs_set_err(e, r, r == -EINVAL ? "a device holds "
+				     "less than one data unit past its label "
+				     "(and the first, past the log)" :
+				     "out of memory for the placement plan");
+	}
+	return plan_on(sh, sizes, n, p, res, e);
 }

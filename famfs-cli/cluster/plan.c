@@ -164,6 +164,30 @@ void note(struct planner *pl, size_t h, const char *fmt, ...)
 	va_end(ap);
 }
 
+int plan_add_conflict(struct plan *p, const struct cluster *c, size_t h,
+		      const char *fmt, ...)
+{
+	struct planner pl = { .c = c, .p = p };
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_line(&pl, &p->conflicts, &p->nconflicts, h, fmt, ap);
+	va_end(ap);
+	return pl.err;
+}
+
+int plan_add_note(struct plan *p, const struct cluster *c, size_t h,
+		  const char *fmt, ...)
+{
+	struct planner pl = { .c = c, .p = p };
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_line(&pl, &p->notes, &p->nnotes, h, fmt, ap);
+	va_end(ap);
+	return pl.err;
+}
+
 struct plan_step *step(struct planner *pl, enum plan_op op,
 		       enum plan_kind kind, size_t h, const char *name,
 		       bool adopt, const char *fmt, ...)

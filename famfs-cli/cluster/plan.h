@@ -106,6 +106,13 @@ struct plan_opts {
 int plan_build(const struct cluster *c, const struct host_state *hosts,
 	       const struct plan_opts *o, struct plan *p);
 void plan_free(struct plan *p);
+/* A conflict or a note on host @h found after plan_build() (by asking a
+ * famfsd, e.g. a dataset's placement plan); 0 or -ENOMEM.
+ */
+int plan_add_conflict(struct plan *p, const struct cluster *c, size_t h,
+		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int plan_add_note(struct plan *p, const struct cluster *c, size_t h,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* True when every host was read and nothing is to change or in conflict. */
 bool plan_matches(const struct plan *p);
 

@@ -571,24 +571,6 @@ static bool interleave_matches_policy(struct planner *pl, size_t h,
 	return true;
 }
 
-/* The source is on the famfsd host: the ingest job places the whole tree
- * on paper with the allocator's rule before it writes (docs/ingest.md);
- * the plan says what room the filesystem has now.
- */
-static void note_dataset_space(struct planner *pl, size_t h,
-			       const struct cl_dataset *ds)
-{
-	const struct st_filesystem *f = state_filesystem(&pl->hosts[h],
-							 ds->filesystem);
-
-	if (f && f->has_space)
-		note(pl, h, "dataset %s: %s has %llu bytes free, the largest file "
-		     "it can place %llu bytes; the ingest job checks that every "
-		     "file fits before it writes", ds->name, ds->filesystem,
-		     (unsigned long long)f->free_bytes,
-		     (unsigned long long)f->largest_file);
-}
-
 void plan_datasets(struct planner *pl, size_t h)
 {
 	const struct host_state *hs = &pl->hosts[h];
@@ -640,7 +622,6 @@ void plan_datasets(struct planner *pl, size_t h)
 			  "(ingest %s -> %s:%s%s)", ds->source, ds->filesystem,
 			  ds->destination, verify ? ", verify" : "");
 		call(pl, st, "POST", body, "/v1/jobs");
-		note_dataset_space(pl, h, ds);
 	}
 }
 

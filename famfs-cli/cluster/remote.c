@@ -122,6 +122,137 @@ void remote_close(struct remote *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/*
+ * The filesystem @fsname this plan makes, as mkfs will: its set's devices
+ * in order (the size famfsd reports, or an emulated device's from the
+ * file) and its log size (the file's, the defaults', the host's policy).
+ * NULL when a device's size is not known.
+ */
+static json_object *new_fs_geometry(struct remote *r, size_t h,
+				    const char *fsname)
+{
+	const struct cluster *c = r->c;
+	const struct host_state *hs = &r->states[h];
+	const struct cl_filesystem *fs = cluster_filesystem(c, fsname);
+	const struct cl_set *set = fs ? cluster_set(c, fs->set) : NULL;
+	json_object *g, *devs;
+	uint64_t log;
+
+	if (!set || !set->devices.n)
+		return NULL;
+	devs = json_object_new_array();
+	for (size_t i = 0; i < set->devices.n; i++) {
+		const struct cl_device *d = cluster_device(c, set->devices.v[i]);
+		const struct st_device *a = state_device(hs, set->devices.v[i]);
+		uint64_t size = a && a->size ? a->size :
+				d && d->kind == CL_DEV_EMUL ? d->size : 0;
+
+		if (!size) {
+			json_object_put(devs);
+			return NULL;
+		}
+		json_object_array_add(devs, json_object_new_int64((int64_t)size));
+	}
+	log = fs->log_size ? fs->log_size : c->defaults.has_log_size ?
+	      c->defaults.log_size : hs->policy.log_size;
+	g = json_object_new_object();
+	json_object_object_add(g, "devices", devs);
+	json_object_object_add(g, "log_size", json_object_new_int64((int64_t)log));
+	return g;
+}
+
+/*
+ * A dataset about to be ingested: its master's famfsd places every file
+ * the job would copy on paper (POST /v1/jobs with "dry_run": true), the
+ * tree being on that host. A tree that does not fit is a conflict naming
+ * the dataset, the file and the room (apply changes nothing); one that
+ * fits is a note. A filesystem this plan makes is placed on as mkfs
+ * will make it (its devices' sizes and log size: "geometry").
+ */
+static int place_dataset(struct remote *r, struct plan *p,
+			 const struct plan_step *s)
+{
+	const struct cluster *c = r->c;
+	json_object *body = s->ncalls ? s->calls[0].body : NULL, *params, *q = NULL;
+	json_object *out = NULL, *v;
+	const char *fsname;
+	char *err = NULL;
+	long status = 0;
+	int rc, e = 0;
+
+	if (!body || !json_object_object_get_ex(body, "params", &params) ||
+	    !json_object_object_get_ex(params, "filesystem", &v))
+		return 0;
+	fsname = json_object_get_string(v);
+	if (json_object_deep_copy(body, &q, NULL) || !q)
+		return -ENOMEM;
+	json_object_object_add(q, "dry_run", json_object_new_boolean(1));
+	if (!state_filesystem(&r->states[s->host], fsname)) {
+		json_object *geo = new_fs_geometry(r, s->host, fsname);
+
+		if (!geo) {
+			json_object_put(q);
+			return plan_add_note(p, c, s->host, "dataset %s: the "
+					     "size of %s's devices is not known "
+					     "yet; the ingest job places the tree "
+					     "on paper before it writes", s->name,
+					     fsname);
+		}
+		json_object_object_add(q, "geometry", geo);
+	}
+	rc = famfs_client_request(r->clients[s->host], "POST", "/v1/jobs", q,
+				  &status, &out, &err);
+	json_object_put(q);
+	if (rc) {
+		/* e.g. a source that is not there: the step fails the
+		 * same way, naming famfsd's reason
+		 */
+		e = plan_add_note(p, c, s->host, "dataset %s: no placement "
+				  "plan: %s", s->name, err ? err : "failed");
+	} else if (json_object_object_get_ex(out, "fits", &v) &&
+		   !json_object_get_boolean(v)) {
+		json_object *m = NULL, *nf = NULL, *nb = NULL;
+
+		json_object_object_get_ex(out, "message", &m);
+		json_object_object_get_ex(out, "files_to_copy", &nf);
+		json_object_object_get_ex(out, "bytes_to_copy", &nb);
+		e = plan_add_conflict(p, c, s->host, "dataset %s cannot be "
+				      "placed in %s (%lld files, %lld bytes to "
+				      "copy): %s", s->name, fsname,
+				      (long long)json_object_get_int64(nf),
+				      (long long)json_object_get_int64(nb),
+				      m ? json_object_get_string(m) : "");
+	} else {
+		json_object *nf = NULL, *nb = NULL;
+
+		json_object_object_get_ex(out, "files_to_copy", &nf);
+		json_object_object_get_ex(out, "bytes_to_copy", &nb);
+		e = plan_add_note(p, c, s->host, "dataset %s: the %lld files to "
+				  "copy (%lld bytes) place in %s with the "
+				  "allocator's rule", s->name,
+				  (long long)json_object_get_int64(nf),
+				  (long long)json_object_get_int64(nb), fsname);
+	}
+	free(err);
+	json_object_put(out);
+	return e;
+}
+
+int remote_place_datasets(struct remote *r, struct plan *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct plan_step *s = &p->steps[i];
+
+		if (s->kind != PK_DATASET || s->op != PLAN_CREATE ||
+		    s->status == STEP_SKIPPED || !r->states[s->host].reachable ||
+		    !r->clients[s->host])
+			continue;
+		if (place_dataset(r, p, s))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* What a create made, for the report: the id of an ingest job. */
 static void note_result(struct plan_step *s, json_object *body)
 {

@@ -30,6 +30,15 @@ int remote_open(struct remote *r, const struct cluster *c);
 void remote_close(struct remote *r);
 
 /*
+ * remote_place_datasets() - for each dataset @p is to ingest, ask its
+ * master's famfsd to place the tree on paper (a dry run of the ingest
+ * job); one that does not fit becomes a conflict of @p, naming the
+ * dataset, the first file that does not fit, the strips and the room on
+ * each device. 0 or -ENOMEM.
+ */
+int remote_place_datasets(struct remote *r, struct plan *p);
+
+/*
  * remote_apply() - run @p's steps in order, printing progress on @log
  * (NULL: quiet). Steps of unreachable hosts are skipped; the first step
  * that fails stops the run (the rest stay pending). Returns 0 when every

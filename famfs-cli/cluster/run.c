@@ -28,7 +28,8 @@ int cluster_run_prepare(const char *cmd, const char *file,
 			cli_error(cmd, "host %s: %s", run->c->hosts[i].name,
 				  run->r.states[i].error ?
 				  run->r.states[i].error : "cannot be read");
-	if (plan_build(run->c, run->r.states, o, &run->p) < 0) {
+	if (plan_build(run->c, run->r.states, o, &run->p) < 0 ||
+	    remote_place_datasets(&run->r, &run->p) < 0) {
 		cli_error(cmd, "out of memory");
 		return -1;
 	}

@@ -129,6 +129,9 @@ int api_filesystems(struct api_req *q, struct api_resp *r);
 int api_mounts(struct api_req *q, struct api_resp *r);
 int api_files(struct api_req *q, struct api_resp *r);
 int api_jobs(struct api_req *q, struct api_resp *r);
+/* POST /v1/jobs {"dry_run": true}: run without the state lock. */
+bool api_jobs_is_dry_run(const struct api_req *q);
+int api_jobs_dry_run(struct api_req *q, struct api_resp *r);
 int api_events(struct api_req *q, struct api_resp *r);
 
 /* Shared lookups (api/common.c). */

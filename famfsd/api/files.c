@@ -243,6 +243,25 @@ static int create_via_mount(const char *mnt, const char *path, uint64_t size,
 	return 0;
 }
 
+/*
+ * The mount's server says only ENOSPC: the allocator's reason (the size
+ * asked for, its strips, each device's room) from the same rule over the
+ * committed log (famfsd's read-only view; the server's reservations in
+ * flight are not in it, so it may not say more).
+ */
+static void nospace_reason(const char *fsname, const char *path,
+			   uint64_t size, struct famfs_err *e)
+{
+	struct famfs_place_result res;
+	struct famfs_err pe = { 0 };
+	struct famfs_fs *view;
+	char err[256];
+
+	view = fsview_get(fsname, err, sizeof(err));
+	if (view && famfs_place_plan(view, &size, 1, NULL, &res, &pe) == -ENOSPC)
+		snprintf(e->msg, sizeof(e->msg), "%.200s: %.430s", path, pe.msg);
+}
+
 static int create(struct api_req *q, struct api_resp *r)
 {
 	static const struct api_field f[] = {
@@ -294,6 +313,8 @@ static int create(struct api_req *q, struct api_resp *r)
 					 " strips, chunk, uid and gid", fsname,
 					 mnt);
 		rc = create_via_mount(mnt, path, size, fa.mode, &e);
+		if (rc == -ENOSPC)
+			nospace_reason(fsname, path, size, &e);
 	} else {
 		if (open_master(fsname, &fs, r))
 			return -1;

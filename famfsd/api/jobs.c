@@ -93,7 +93,7 @@ static int create(struct api_req *q, struct api_resp *r)
 {
 	static const struct api_field f[] = {
 		{ "kind", F_STRING, true }, { "params", F_OBJECT, false },
-		API_FIELDS_END,
+		{ "dry_run", F_BOOL, false }, API_FIELDS_END,
 	};
 	json_object *b, *params = NULL;
 	char why[512] = "";
@@ -119,6 +119,56 @@ static int create(struct api_req *q, struct api_resp *r)
 	if (e)
 		return api_error(r, 500, "internal", "cannot record the job");
 	return api_ok(r, 201, job_json(id));
+}
+
+/*
+ * POST /v1/jobs with "dry_run": true (an ingest only): the job's plan, not
+ * the job. Called without the state lock (request.c): the source tree is
+ * walked meanwhile; nothing is recorded.
+ */
+bool api_jobs_is_dry_run(const struct api_req *q)
+{
+	return q->nseg == 2 && !strcmp(q->seg[0], "v1") &&
+	       !strcmp(q->seg[1], "jobs") && !strcmp(q->method, "POST") &&
+	       q->body && api_bool(q->body, "dry_run", false);
+}
+
+int api_jobs_dry_run(struct api_req *q, struct api_resp *r)
+{
+	static const struct api_field f[] = {
+		{ "kind", F_STRING, true }, { "params", F_OBJECT, false },
+		{ "dry_run", F_BOOL, false }, { "geometry", F_OBJECT, false },
+		API_FIELDS_END,
+	};
+	json_object *b, *params = NULL, *out = NULL, *geo = NULL;
+	char why[1024] = "";
+	bool refused;
+	int status, e;
+
+	q->route = "/v1/jobs";
+	if (!(b = api_body(q, f, r)))
+		return -1;
+	if (strcmp(api_str(b, "kind"), "ingest"))
+		return api_error(r, 400, "invalid_value", "dry_run: only an "
+				 "ingest job has a dry run, not '%s'",
+				 api_str(b, "kind"));
+	if (!json_object_object_get_ex(b, "params", &params))
+		return api_error(r, 400, "invalid_value", "params.source: an "
+				 "absolute directory path is required");
+	famfsd_lock();
+	refused = ingest_refused("ingest", params, r);
+	famfsd_unlock();
+	if (refused)
+		return -1;
+	if (!json_object_object_get_ex(b, "geometry", &geo))
+		geo = NULL;
+	e = ingest_job_plan(params, geo, &out, &status, why, sizeof(why));
+	if (!e)
+		return api_ok(r, 200, out);
+	return api_error(r, status, status == 404 ? "not_found" :
+			 status == 409 ? "conflict" : status == 400 ?
+			 "invalid_value" : "internal", "%s", why[0] ? why :
+			 strerror(-e));
 }
 
 static int parse_id(const char *s, int64_t *id)

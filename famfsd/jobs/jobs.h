@@ -39,6 +39,19 @@ struct job_kind {
 };
 
 int jobs_register(const struct job_kind *k);
+
+/*
+ * ingest_job_plan() - the dry run of an ingest job with @params (the
+ * job's own, validated as for POST /v1/jobs): walk the source and place
+ * every file the job would copy on paper (jobs/ingest.c). With
+ * @geometry ({"devices": [bytes...], "log_size"}) on the filesystem mkfs
+ * would make there, instead of params.filesystem's (not made yet). Takes the state
+ * lock itself, only to read famfsd's state: call it without. 0 with the
+ * answer in *@out (its "fits" false when a file does not fit); else a
+ * negative errno, the HTTP status in *@status and the reason in @why.
+ */
+int ingest_job_plan(json_object *params, json_object *geometry,
+		    json_object **out, int *status, char *why, size_t whylen);
 const struct job_kind *jobs_find_kind(const char *name);
 /* The name of the @i-th registered kind (from 0), NULL past the last. */
 const char *jobs_kind_name(int i);

@@ -3,7 +3,9 @@
 # master (famfsd's ingest runner). Apply starts the job and names it; once
 # it succeeded the files are there and a second apply is a no-op; a new
 # dataset plans only itself; a bad source fails that step with famfsd's
-# reason; an interleave policy other than the defaults is a conflict.
+# reason; a tree larger than the filesystem is refused in the plan; a job
+# that fails is reported; an interleave policy other than the defaults is
+# a conflict.
 source "$(dirname "$0")/lib.sh"
 start_host h0
 api h0 POST /v1/jobs '{"kind":"ingest","params":{}}'
@@ -74,14 +76,30 @@ run_cli 1 apply "$F"
 grep -q "^  FAILED   create dataset bad on h0: POST /v1/jobs: .*$T/missing" <<<"$OUT" || fail "bad source: $OUT"
 pass "a dataset whose source is missing fails with famfsd's reason"
 
-# A job that fails (more data than the filesystem holds): apply says so
-# and exits 1; it never reports "Apply complete".
-mkdir -p "$T/huge"
+# More data than the filesystem holds: refused in the plan (famfsd places
+# the tree on paper: apply_space_plan tests the rule), nothing changed.
+mkdir -p "$T/huge" "$T/clash"
 head -c 40000000 /dev/zero >"$T/huge/big.bin"
 write_file "{name: two, source: $T/src2, destination: /more/two, filesystem: fs0}" \
 	"{name: huge, source: $T/huge, filesystem: fs0}"
+before=$(snapshot h0)
 run_cli 1 apply "$F"
-grep -q "^job [0-9]* failed: the destination lacks space" <<<"$OUT" || fail "huge job: $OUT"
+grep -q "conflict: host h0: dataset huge cannot be placed in fs0 (1 files, .*): big.bin does not fit" <<<"$OUT" ||
+	fail "huge dataset: $OUT"
+[ "$before" = "$(snapshot h0)" ] || fail "a refused apply changed the state"
+pass "a dataset larger than the filesystem is refused in the plan"
+
+# A job that fails (its destination holds another file of that name,
+# which the plan does not read): apply says so and exits 1; it never
+# reports "Apply complete".
+echo hello >"$T/clash/c.txt"
+api h0 POST /v1/files '{"filesystem":"fs0","path":"/clash/c.txt","size":6}'
+[ "$STATUS" = 201 ] || fail "POST /v1/files: $STATUS $BODY"
+write_file "{name: two, source: $T/src2, destination: /more/two, filesystem: fs0}" \
+	"{name: clash, source: $T/clash, filesystem: fs0}"
+run_cli 1 apply "$F"
+grep -q "^job [0-9]* failed: destination /clash/c.txt exists with different content" <<<"$OUT" ||
+	fail "clash job: $OUT"
 grep -q "^Apply failed: all 1 steps done, but an ingest job above failed" <<<"$OUT" \
 	|| fail "failed job report: $OUT"
 grep -q "^Apply complete" <<<"$OUT" && fail "a failed job reported as complete: $OUT"

@@ -12,6 +12,16 @@ make_devices 2
 api POST /v1/interleave-sets '{"name":"set0","devices":["emul0","emul1"]}'; expect 201
 api POST /v1/filesystems '{"name":"fs0","set":"set0","log_size":"4MiB"}'; expect 201
 api POST /v1/files '{"filesystem":"fs0","path":"/before.bin","size":"1MiB"}'; expect 201
+# no space: the size asked for, the strips, each device's room
+nospace_says_why() {
+	api POST /v1/files '{"filesystem":"fs0","path":"/big.bin","size":"200MiB"}'
+	expect 400 invalid_value
+	grep -q "no space: a file of 209715200 bytes takes 2 strips of 104857600 bytes, each in one run; room on each device (free, largest run): dev0 [0-9]*, [0-9]*; dev1 [0-9]*, [0-9]*" <<<"$BODY" ||
+		fail "$1: no size, strips and room in: $BODY"
+	grep -q "bytes free" <<<"$BODY" && fail "$1: 'N needed, N free' in: $BODY"
+	pass "$1: a file too large is refused naming its size, strips and each device's room"
+}
+nospace_says_why "without a mount"
 
 mounted() { awk -v p="$1" '$5 == p { f = 1 } END { exit !f }' /proc/self/mountinfo; }
 wait_state() {  # wait_state MOUNT STATE
@@ -36,6 +46,32 @@ api POST /v1/files '{"filesystem":"fs0","path":"/dir/through-mount.bin","size":"
 api POST /v1/files '{"filesystem":"fs0","path":"/x","size":"3MiB","strips":2}'
 expect 409 mounted
 pass "files go through the master mount"
+nospace_says_why "through the master mount"
+[ -e "$T/mnt-m/big.bin" ] && fail "the refused file is in the mount"
+# an ingest through the mount that passes the plan (the committed log)
+# but meets ENOSPC at the copy (the server reserved the room for a file
+# still open): the job names the size, strips and each device's room
+mkdir -p "$T/src-nospace"
+truncate -s 40MiB "$T/src-nospace/forty.bin"
+python3 -c '
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_CREAT | os.O_WRONLY, 0o644)
+os.ftruncate(fd, 100 << 20)
+open(sys.argv[2], "w").close()
+while os.path.exists(sys.argv[2]):
+    time.sleep(0.05)
+os.close(fd)' "$T/mnt-m/held.bin" "$T/holding" &
+holder=$!
+for _ in $(seq 1 200); do [ -e "$T/holding" ] && break; sleep 0.05; done
+[ -e "$T/holding" ] || fail "no 100 MiB reserved through the mount"
+run_job '{"kind":"ingest","params":{"filesystem":"fs0","source":"'"$T/src-nospace"'","dest":"/nospace","threads":1}}'
+rm -f "$T/holding"
+wait "$holder"
+[ "$JOB_STATE" = failed ] || fail "the ingest did not fail: $BODY"
+grep -q "allocate 41943040 bytes: no space (the mount's server holds space for files not committed yet): a file of 41943040 bytes takes 2 strips of 20971520 bytes, each in one run; room on each device (free, largest run): dev0 [0-9]*, [0-9]*; dev1 [0-9]*, [0-9]*" <<<"$BODY" ||
+	fail "the ingest's ENOSPC does not say why: $BODY"
+rm -f "$T/mnt-m/held.bin"
+pass "an ingest meeting ENOSPC at the copy names the size, strips and room"
 
 before=$(db_state)
 api POST /v1/filesystems/fs0/mkfs '{}'; expect 409 mounted
