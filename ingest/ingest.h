@@ -54,6 +54,10 @@ struct ingest_target {
 	struct famfs_fmap *map;
 	uint8_t *dev_base[FAMFS_MAX_DEVICES];
 	void *sink_private;
+	/* set by the engine before begin(): the file's interleave policy
+	 * (ingest_opts.policy; {0, 0} is the filesystem's default)
+	 */
+	const struct famfs_alloc_policy *policy;
 };
 
 struct ingest_sink_ops {
@@ -197,6 +201,10 @@ struct ingest_opts {
 	 * only once empty, removed_dirs.c); else it is reported
 	 */
 	bool delete_removed;
+	/* the files' interleave (a dataset's interleave: {chunk, strips});
+	 * {0, 0}: the filesystem's default
+	 */
+	struct famfs_alloc_policy policy;
 	atomic_bool *cancel;        /* set to stop; may be NULL */
 };
 

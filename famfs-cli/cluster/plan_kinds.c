@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "famfs.h"
 #include "cluster/plan_int.h"
 
 /* ---- policy -------------------------------------------------------------- */
@@ -538,39 +539,6 @@ static bool job_covers(const struct st_job *j, const struct cl_dataset *ds,
 		!strcmp(j->state, "succeeded"));
 }
 
-/*
- * famfsd's ingest job takes no interleave policy of its own: its files get
- * the master's policy defaults. A dataset asking for another one is a
- * conflict (rather than silently getting the defaults).
- */
-static bool interleave_matches_policy(struct planner *pl, size_t h,
-				      const struct cl_dataset *ds)
-{
-	const struct cl_defaults *d = &pl->c->defaults;
-	uint64_t chunk = d->has_chunk ? d->chunk : pl->hosts[h].policy.chunk;
-	unsigned strips = d->has_strips ? d->strips : pl->hosts[h].policy.strips;
-	char b1[32], b2[32];
-
-	if (!pl->hosts[h].reachable)
-		return true;
-	if (ds->chunk && ds->chunk != chunk) {
-		conflict(pl, h, "dataset %s asks for chunk %s, but famfsd's ingest "
-			 "uses the policy default (%s): set defaults.chunk or "
-			 "drop datasets[].interleave.chunk", ds->name,
-			 sz(ds->chunk, b1), sz(chunk, b2));
-		return false;
-	}
-	if (ds->strips && ds->strips != strips) {
-		conflict(pl, h, "dataset %s asks for %u strips, but famfsd's "
-			 "ingest uses the policy default (%u%s): set "
-			 "defaults.strips or drop datasets[].interleave.strips",
-			 ds->name, ds->strips, strips,
-			 strips ? "" : ": all devices");
-		return false;
-	}
-	return true;
-}
-
 /* The source is on the famfsd host: the ingest job places the whole tree
  * on paper with the allocator's rule before it writes (docs/ingest.md);
  * the plan says what room the filesystem has now.
@@ -589,6 +557,121 @@ static void note_dataset_space(struct planner *pl, size_t h,
 		     (unsigned long long)f->largest_file);
 }
 
+static bool dataset_verify(const struct planner *pl,
+			   const struct cl_dataset *ds)
+{
+	return ds->has_verify ? ds->verify :
+		pl->c->defaults.has_verify && pl->c->defaults.verify;
+}
+
+/* The ingest job's body for @ds; @refresh: a new generation of a dataset
+ * famfsd has (files that changed are copied again, removed ones go).
+ */
+static json_object *dataset_job_body(const struct planner *pl,
+				     const struct cl_dataset *ds, bool refresh)
+{
+	bool verify = dataset_verify(pl, ds);
+	json_object *body = json_object_new_object();
+	json_object *params = json_object_new_object();
+
+	jstr(body, "kind", "ingest");
+	jstr(params, "dataset", ds->name);
+	jstr(params, "filesystem", ds->filesystem);
+	jstr(params, "source", ds->source);
+	jstr(params, "dest", ds->destination);
+	json_object_object_add(params, "verify",
+			       json_object_new_boolean(verify));
+	if (ds->chunk)
+		jint(params, "chunk", ds->chunk);
+	if (ds->strips)
+		jint(params, "strips", ds->strips);
+	if (refresh) {
+		jstr(params, "on_change", "replace");
+		json_object_object_add(params, "delete",
+				       json_object_new_boolean(true));
+	}
+	json_object_object_add(body, "params", params);
+	return body;
+}
+
+/* "+12 files, ~3 changed, -1 removed, +1.2 GiB" (what is not zero). */
+static void drift_text(const struct st_dataset *d, char *buf, size_t len)
+{
+	uint64_t mag = d->bytes_delta < 0 ? (uint64_t)-d->bytes_delta :
+		       (uint64_t)d->bytes_delta;
+	char b[32];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (d->added)
+		n += (size_t)snprintf(buf + n, len - n, "+%llu files",
+				      (unsigned long long)d->added);
+	if (d->changed && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%s~%llu changed",
+				      n ? ", " : "", (unsigned long long)d->changed);
+	if (d->removed && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%s-%llu removed",
+				      n ? ", " : "", (unsigned long long)d->removed);
+	if (d->bytes_delta && n < len)
+		snprintf(buf + n, len - n, "%s%c%s", n ? ", " : "",
+			 d->bytes_delta < 0 ? '-' : '+',
+			 famfs_format_size(mag, FAMFS_SIZE_ROUND, b, sizeof(b)));
+}
+
+/*
+ * A dataset famfsd recorded: a new generation when the source changed
+ * (or moved) since it was last ingested. True when the dataset needs
+ * nothing more here (updated, running, unchanged or in conflict); false
+ * when it is to be ingested as new (its first ingest failed).
+ */
+static bool plan_dataset_recorded(struct planner *pl, size_t h,
+				  const struct cl_dataset *ds,
+				  const struct st_dataset *d)
+{
+	struct plan_step *st;
+	char why[160], what[96];
+
+	if (strcmp(d->filesystem ? d->filesystem : "", ds->filesystem) ||
+	    strcmp(d->dest ? d->dest : "", ds->destination)) {
+		conflict(pl, h, "dataset %s is in %s:%s, the file puts it in "
+			 "%s:%s: a dataset does not move (give it another name)",
+			 ds->name, d->filesystem ? d->filesystem : "?",
+			 d->dest ? d->dest : "?", ds->filesystem,
+			 ds->destination);
+		return true;
+	}
+	if (!strcmp(d->state, "ingesting") || !strcmp(d->state, "refreshing")) {
+		note(pl, h, "dataset %s is %s (job %lld)", ds->name, d->state,
+		     d->job);
+		return true;
+	}
+	if (d->generation == 0)
+		return false;
+	if (d->source && strcmp(d->source, ds->source))
+		snprintf(why, sizeof(why), "source %s -> %s", d->source,
+			 ds->source);
+	else if (d->drift_error) {
+		note(pl, h, "dataset %s: its source cannot be compared with "
+		     "what was ingested: %s", ds->name, d->drift_error);
+		return true;
+	} else if (d->drift_changed) {
+		char t[128];
+
+		drift_text(d, t, sizeof(t));
+		snprintf(why, sizeof(why), "source changed%s%s", *t ? ": " : "",
+			 t);
+	} else {
+		return true;
+	}
+	snprintf(what, sizeof(what), "dataset %s", ds->name);
+	if (plan_path_refused(pl, h, what, "paths.sources", ds->source))
+		return true;
+	st = step(pl, PLAN_UPDATE, PK_DATASET, h, ds->name, false, "(%s)", why);
+	call(pl, st, "POST", dataset_job_body(pl, ds, true), "/v1/jobs");
+	note_dataset_space(pl, h, ds);
+	return true;
+}
+
 void plan_datasets(struct planner *pl, size_t h)
 {
 	const struct host_state *hs = &pl->hosts[h];
@@ -597,21 +680,22 @@ void plan_datasets(struct planner *pl, size_t h)
 		const struct cl_dataset *ds = &pl->c->datasets[i];
 		const struct cl_filesystem *fs =
 			cluster_filesystem(pl->c, ds->filesystem);
-		bool verify = ds->has_verify ? ds->verify :
-			pl->c->defaults.has_verify && pl->c->defaults.verify;
-		json_object *body, *params;
+		const struct st_dataset *rec = state_dataset(hs, ds->name);
 		struct plan_step *st;
 		char what[96];
 		size_t j;
 
 		if (!fs || host_index(pl->c, fs->master) != h)
 			continue;
-		if (!interleave_matches_policy(pl, h, ds))
+		if (rec && plan_dataset_recorded(pl, h, ds, rec))
 			continue;
-		for (j = 0; j < hs->njobs && !job_covers(&hs->jobs[j], ds,
-				state_filesystem(hs, ds->filesystem)); j++)
+		/* a job of a famfsd from before datasets (or not given
+		 * params.dataset) made it: nothing to compare with
+		 */
+		for (j = 0; !rec && j < hs->njobs && !job_covers(&hs->jobs[j],
+				ds, state_filesystem(hs, ds->filesystem)); j++)
 			;
-		if (j < hs->njobs) {
+		if (!rec && j < hs->njobs) {
 			const struct st_job *jb = &hs->jobs[j];
 
 			if (strcmp(jb->state, "succeeded"))
@@ -627,19 +711,11 @@ void plan_datasets(struct planner *pl, size_t h)
 		snprintf(what, sizeof(what), "dataset %s", ds->name);
 		if (plan_path_refused(pl, h, what, "paths.sources", ds->source))
 			continue;
-		body = json_object_new_object();
-		params = json_object_new_object();
-		jstr(body, "kind", "ingest");
-		jstr(params, "filesystem", ds->filesystem);
-		jstr(params, "source", ds->source);
-		jstr(params, "dest", ds->destination);
-		json_object_object_add(params, "verify",
-				       json_object_new_boolean(verify));
-		json_object_object_add(body, "params", params);
 		st = step(pl, PLAN_CREATE, PK_DATASET, h, ds->name, false,
 			  "(ingest %s -> %s:%s%s)", ds->source, ds->filesystem,
-			  ds->destination, verify ? ", verify" : "");
-		call(pl, st, "POST", body, "/v1/jobs");
+			  ds->destination,
+			  dataset_verify(pl, ds) ? ", verify" : "");
+		call(pl, st, "POST", dataset_job_body(pl, ds, false), "/v1/jobs");
 		note_dataset_space(pl, h, ds);
 	}
 }

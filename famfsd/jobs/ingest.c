@@ -12,8 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "api/api.h"
+#include "datasets.h"
 #include "famfsd.h"
 #include "fsview.h"
 #include "ingest.h"
@@ -29,8 +32,40 @@
 
 static const char *const ingest_fields[] = {
 	"filesystem", "source", "dest", "threads", "verify", "on_change", "retries",
-	"delete", "strict", "symlinks", NULL,
+	"delete", "strict", "symlinks", "dataset", "chunk", "strips", NULL,
 };
+
+/* params.dataset, params.chunk and params.strips; 0 or -EINVAL. */
+static int dataset_validate(json_object *params, char *why, size_t whylen)
+{
+	json_object *v;
+
+	if (json_object_object_get_ex(params, "dataset", &v) &&
+	    (!json_object_is_type(v, json_type_string) ||
+	     !api_name_valid(json_object_get_string(v)))) {
+		snprintf(why, whylen, "params.dataset: a name "
+			 "([A-Za-z0-9][A-Za-z0-9._-]{0,62}) is required");
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(params, "chunk", &v) &&
+	    (!json_object_is_type(v, json_type_int) ||
+	     json_object_get_int64(v) < 0 ||
+	     (uint64_t)json_object_get_int64(v) % FAMFS_UNIT_SIZE ||
+	     (uint64_t)json_object_get_int64(v) > FAMFS_MAX_CHUNK)) {
+		snprintf(why, whylen, "params.chunk: bytes, a multiple of %u up "
+			 "to %llu (0: the policy default)", (unsigned)FAMFS_UNIT_SIZE,
+			 (unsigned long long)FAMFS_MAX_CHUNK);
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(params, "strips", &v) &&
+	    (!json_object_is_type(v, json_type_int) || json_object_get_int(v) < 0 ||
+	     json_object_get_int(v) > FAMFS_MAX_STRIPS)) {
+		snprintf(why, whylen, "params.strips: an integer from 0 to %d "
+			 "(0: the policy default)", FAMFS_MAX_STRIPS);
+		return -EINVAL;
+	}
+	return 0;
+}
 
 static int ingest_validate(json_object *params, char *why, size_t whylen)
 {
@@ -106,7 +141,7 @@ static int ingest_validate(json_object *params, char *why, size_t whylen)
 		snprintf(why, whylen, "params.on_change: keep, replace or fail");
 		return -EINVAL;
 	}
-	return 0;
+	return dataset_validate(params, why, whylen);
 }
 
 static const char *str_param(json_object *p, const char *k, const char *dflt)
@@ -262,7 +297,7 @@ static json_object *result_json(const struct ingest_plan *p,
 	return o;
 }
 
-static int ingest_run_job(struct job *j)
+static int ingest_copy(struct job *j, const struct famfs_alloc_policy *pol)
 {
 	json_object *p = job_params(j), *v;
 	char fsname[128], mnt[4096], why[1024] = "", dataset[4400];
@@ -296,6 +331,7 @@ static int ingest_run_job(struct job *j)
 	o.changed = !strcmp(oc, "replace") ? INGEST_CHANGED_REPLACE :
 		    !strcmp(oc, "fail") ? INGEST_CHANGED_FAIL : INGEST_CHANGED_KEEP;
 	o.cancel = &w.cancel;
+	o.policy = *pol;
 
 	famfsd_lock();
 	r = pick_filesystem(str_param(p, "filesystem", NULL), fsname, sizeof(fsname), why,
@@ -375,6 +411,73 @@ out:
 		ingest_sink_mount_close(&sink);
 	if (fs)
 		job_release_master(j);
+	return r;
+}
+
+static int64_t ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/*
+ * An ingest given params.dataset records the dataset (datasets.h): the
+ * source summary is taken before the copy, so that what changes during
+ * it is seen as a change next time, and stored once the copy succeeded.
+ */
+static int ingest_run_job(struct job *j)
+{
+	json_object *p = job_params(j), *v;
+	struct famfs_alloc_policy pol = { 0 };
+	struct dataset_spec d = { 0 };
+	struct source_summary sum;
+	struct timespec t0;
+	char why[1024];
+	int r;
+
+	if (json_object_object_get_ex(p, "chunk", &v))
+		pol.chunk = (uint64_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(p, "strips", &v))
+		pol.nstrips = (uint32_t)json_object_get_int(v);
+	d.name = str_param(p, "dataset", NULL);
+	if (!d.name)
+		return ingest_copy(j, &pol);
+	d.filesystem = str_param(p, "filesystem", "");
+	d.source = str_param(p, "source", NULL);
+	d.dest = str_param(p, "dest", NULL);
+	d.chunk = pol.chunk;
+	d.strips = pol.nstrips;
+	d.job = job_id(j);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (!*d.filesystem) {
+		job_set_error(j, "params.filesystem: a dataset's ingest names "
+			      "its filesystem");
+		return -EINVAL;
+	}
+	if (dataset_begin(&d)) {
+		job_set_error(j, "dataset %s: cannot record it (see famfsd's "
+			      "log)", d.name);
+		return -EIO;
+	}
+	r = source_summary_scan(d.source, &sum, why, sizeof(why));
+	if (r) {
+		job_set_error(j, "source unreadable: %s", why);
+		dataset_failed(&d, job_error(j));
+		source_summary_free(&sum);
+		return r;
+	}
+	r = ingest_copy(j, &pol);
+	if (r)
+		dataset_failed(&d, job_error(j));
+	else if (dataset_succeeded(&d, d.dest, &sum, ms_since(&t0))) {
+		job_set_error(j, "dataset %s: copied, but its summary could "
+			      "not be recorded (see famfsd's log)", d.name);
+		r = -EIO;
+	}
+	source_summary_free(&sum);
 	return r;
 }
 
