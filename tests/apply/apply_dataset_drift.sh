@@ -92,6 +92,23 @@ grep -q '^famfs_dataset_refresh_failures_total{dataset="ds",fs="fs0"} 0$' <<<"$m
 grep -q '^famfs_dataset_bytes{dataset="wide",fs="fs0"} 9000000$' <<<"$metrics" || fail "bytes metric"
 pass "/metrics has each dataset's generation, bytes and failures"
 
+H=(--host "$T/h0/sock")
+run_cli 0 get datasets "${H[@]}"
+grep -q "^NAME  *FILESYSTEM  *GENERATION  *STATE  *FILES  *BYTES  *REFRESHED" <<<"$OUT" || fail "table header: $OUT"
+grep -q "^ds  *fs0  *2  *ready  *6  " <<<"$OUT" || fail "table row: $OUT"
+run_cli 0 get datasets -o wide "${H[@]}"
+grep -q "$(field h0 /v1/datasets/ds source_summary.digest)" <<<"$OUT" || fail "wide has the digest: $OUT"
+run_cli 0 get dataset ds -o json "${H[@]}"
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["generation"] == 2 and d["name"] == "ds"' "$OUT" || fail "json: $OUT"
+run_cli 0 get datasets -o yaml "${H[@]}"
+grep -q "generation: 2" <<<"$OUT" || fail "yaml: $OUT"
+run_cli 0 describe dataset ds "${H[@]}"
+grep -q "^drift:" <<<"$OUT" && grep -q "^  changed: false" <<<"$OUT" || fail "describe shows the drift: $OUT"
+run_cli 1 get dataset nope "${H[@]}"
+grep -q "nope" <<<"$OUT" || fail "unknown dataset not named: $OUT"
+run_cli 2 describe dataset "${H[@]}"
+pass "get datasets (table, wide, json, yaml) and describe dataset (with its drift)"
+
 # a refresh that fails (the source is not a directory): counted, with
 # its reason; the generation that serves is kept
 printf '#!/bin/sh\n' >"$T/notadir"; chmod 755 "$T/notadir"
