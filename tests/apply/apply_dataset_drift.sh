@@ -3,7 +3,8 @@
 # took (GET /v1/datasets). diff and apply compare the source now with it:
 # a changed source is "~ update dataset ... (source changed: ...)", whose
 # job makes generation 2 (files added, changed and removed follow); an
-# unchanged one is "No changes.". A dataset's interleave goes to its job.
+# unchanged one is "No changes.". A dataset's interleave goes to its job
+# (through the FUSE master mount when famfs-fused is there).
 # Bad requests to /v1/datasets and bad dataset params change nothing.
 source "$(dirname "$0")/lib.sh"
 start_host h0
@@ -13,6 +14,12 @@ for i in 1 2 3 4; do echo "file $i" >"$T/src/f$i.txt"; done
 head -c 3000000 /dev/urandom >"$T/src/sub/b.bin"
 head -c 9000000 /dev/urandom >"$T/src2/big.bin"
 
+# with famfs-fused, ingest goes through a master mount (the mount sink:
+# the interleave reaches famfs-fused as user.famfs.policy); without it
+# famfsd writes as master itself (the lib sink)
+MOUNTS=
+have_fused && MOUNTS="mounts:
+  - {filesystem: fs0, host: h0, path: $T/mnt, role: master}"
 cat >"$F" <<EOT
 apiVersion: famfs.io/v1alpha1
 kind: Cluster
@@ -26,6 +33,7 @@ sets:
   - {name: s0, devices: [e0, e1]}
 filesystems:
   - {name: fs0, set: s0, master: h0, logSize: 4MiB}
+$MOUNTS
 datasets:
   - {name: ds, source: $T/src, filesystem: fs0}
   - {name: wide, source: $T/src2, filesystem: fs0, interleave: {chunk: 4MiB, strips: 2}}
@@ -49,7 +57,7 @@ pass "an ingested dataset is recorded with its source summary, generation 1"
 [ "$(field h0 /v1/files/fs0/wide/big.bin map.chunk)" = 4194304 ] || fail "wide's chunk: $(get h0 /v1/files/fs0/wide/big.bin)"
 [ "$(field h0 /v1/files/fs0/wide/big.bin map.strips)" = 2 ] || fail "wide's strips: $(get h0 /v1/files/fs0/wide/big.bin)"
 [ "$(field h0 /v1/files/fs0/ds/sub/b.bin map.chunk)" = 2097152 ] || fail "ds keeps the default chunk: $(get h0 /v1/files/fs0/ds/sub/b.bin)"
-pass "a dataset's interleave {chunk, strips} is its ingest job's, no conflict"
+pass "a dataset's interleave {chunk, strips} is its ingest job's, no conflict${MOUNTS:+ (through the master mount)}"
 
 run_cli 0 diff "$F"
 grep -q "^No changes" <<<"$OUT" || fail "unchanged source: $OUT"
