@@ -18,7 +18,7 @@ static int run(sqlite3_stmt *st)
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-int dataset_begin(const struct dataset_spec *d)
+int dataset_begin(struct dataset_spec *d)
 {
 	sqlite3_stmt *st;
 	int r;
@@ -26,11 +26,11 @@ int dataset_begin(const struct dataset_spec *d)
 	famfsd_lock();
 	st = store_prep(famfsd.db,
 		"INSERT INTO datasets (name, filesystem, source, dest, state, "
-		"chunk, strips, created) VALUES (?1, ?2, ?3, ?4, 'ingesting', "
-		"?5, ?6, ?7) ON CONFLICT (name) DO UPDATE SET "
+		"chunk, strips, keep, created) VALUES (?1, ?2, ?3, ?4, "
+		"'ingesting', ?5, ?6, ?8, ?7) ON CONFLICT (name) DO UPDATE SET "
 		"filesystem=?2, source=?3, dest=?4, chunk=?5, strips=?6, "
-		"state=CASE WHEN generation > 0 THEN 'refreshing' "
-		"ELSE 'ingesting' END");
+		"keep=?8, state=CASE WHEN generation > 0 THEN 'refreshing' "
+		"ELSE 'ingesting' END RETURNING generation");
 	if (st) {
 		store_bind_text(st, 1, d->name);
 		store_bind_text(st, 2, d->filesystem);
@@ -39,8 +39,13 @@ int dataset_begin(const struct dataset_spec *d)
 		sqlite3_bind_int64(st, 5, (int64_t)d->chunk);
 		sqlite3_bind_int64(st, 6, d->strips);
 		sqlite3_bind_int64(st, 7, store_now());
+		sqlite3_bind_int64(st, 8, d->keep);
 	}
+	d->serving = st && sqlite3_step(st) ==
+		SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
 	r = run(st);
+	if (d->serving < 0)
+		r = -EIO;
 	famfsd_unlock();
 	if (r)
 		log_warn("dataset %s: cannot record its ingest (job %lld): %s",
@@ -48,17 +53,19 @@ int dataset_begin(const struct dataset_spec *d)
 	return r;
 }
 
-/* The generation rows: the new one serves, the one before it is gone
- * (a refresh updates the tree in place until generations are switched).
+/* The generation rows: the new one serves; the one before it is kept at
+ * @retired, or gone (NULL: the tree was updated in place).
  */
 static int add_generation(const struct dataset_spec *d, const char *path,
-			  const struct source_summary *s)
+			  const char *retired, const struct source_summary *s)
 {
 	sqlite3_stmt *st = store_prep(famfsd.db,
-		"UPDATE dataset_generations SET state='removed' "
+		"UPDATE dataset_generations SET state=iif(?2 IS NULL, "
+		"'removed', 'kept'), path=coalesce(?2, path) "
 		"WHERE dataset=?1 AND state='serving'");
 
 	store_bind_text(st, 1, d->name);
+	store_bind_text(st, 2, retired);
 	if (run(st))
 		return -EIO;
 	st = store_prep(famfsd.db,
@@ -79,6 +86,7 @@ static int add_generation(const struct dataset_spec *d, const char *path,
 }
 
 static int record_success(const struct dataset_spec *d, const char *path,
+			  const char *retired,
 			  const struct source_summary *s, int64_t ms,
 			  const unsigned char *buf, size_t len)
 {
@@ -102,11 +110,12 @@ static int record_success(const struct dataset_spec *d, const char *path,
 	sqlite3_bind_int64(st, 10, ms);
 	if (run(st) || sqlite3_changes(famfsd.db) != 1)
 		return -EIO;
-	return add_generation(d, path, s);
+	return add_generation(d, path, retired, s);
 }
 
 int dataset_succeeded(const struct dataset_spec *d, const char *path,
-		      const struct source_summary *s, int64_t duration_ms)
+		      const char *retired, const struct source_summary *s,
+		      int64_t duration_ms)
 {
 	unsigned char *buf;
 	size_t len;
@@ -117,7 +126,7 @@ int dataset_succeeded(const struct dataset_spec *d, const char *path,
 	famfsd_lock();
 	r = store_begin(famfsd.db);
 	if (!r) {
-		r = record_success(d, path, s, duration_ms, buf, len);
+		r = record_success(d, path, retired, s, duration_ms, buf, len);
 		if (r)
 			store_rollback(famfsd.db);
 		else
@@ -153,6 +162,45 @@ void dataset_failed(const struct dataset_spec *d, const char *error)
 			 d->name, (long long)d->job);
 	store_event(famfsd.db, "warning", "datasets", "dataset %s: job %lld "
 		    "failed: %s", d->name, (long long)d->job, error);
+	famfsd_unlock();
+}
+
+int dataset_expired(const struct dataset_spec *d, long long *gen,
+		    char *path, size_t len)
+{
+	sqlite3_stmt *st;
+	int found = 0;
+
+	famfsd_lock();
+	st = store_prep(famfsd.db, "SELECT generation, path FROM "
+		"dataset_generations WHERE dataset=?1 AND state='kept' "
+		"ORDER BY generation DESC LIMIT -1 OFFSET ?2");
+	if (st) {
+		store_bind_text(st, 1, d->name);
+		sqlite3_bind_int64(st, 2, d->keep);
+	}
+	while (st && sqlite3_step(st) == SQLITE_ROW) {  /* the oldest */
+		*gen = sqlite3_column_int64(st, 0);
+		snprintf(path, len, "%s", (const char *)sqlite3_column_text(st, 1));
+		found = 1;
+	}
+	sqlite3_finalize(st);
+	famfsd_unlock();
+	return found;
+}
+
+void dataset_removed(const struct dataset_spec *d, long long gen)
+{
+	sqlite3_stmt *st;
+
+	famfsd_lock();
+	st = store_prep(famfsd.db, "UPDATE dataset_generations SET "
+			"state='removed' WHERE dataset=?1 AND generation=?2");
+	if (st) {
+		store_bind_text(st, 1, d->name);
+		sqlite3_bind_int64(st, 2, gen);
+	}
+	run(st);
 	famfsd_unlock();
 }
 

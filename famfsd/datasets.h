@@ -19,24 +19,39 @@ struct dataset_spec {
 	const char *name, *filesystem, *source, *dest;
 	uint64_t chunk;       /* 0: policy default */
 	unsigned strips;      /* 0: policy default */
+	unsigned keep;        /* previous generations kept (generation.h) */
 	int64_t job;
+	long long serving;    /* set by dataset_begin(): 0 or the generation
+			       * that serves */
 };
 
 /*
  * dataset_begin() - an ingest of @d starts: the row is made (state
  * ingesting) or marked refreshing, its source, destination and policy
- * as the job has them. 0, or -EIO (logged).
+ * as the job has them; d->serving gets the generation that serves. 0,
+ * or -EIO (logged).
  */
-int dataset_begin(const struct dataset_spec *d);
+int dataset_begin(struct dataset_spec *d);
 
 /*
  * dataset_succeeded() - the job made generation N+1 of @d at @path from
  * the source summarised in @s (taken before the copy, so that a change
- * made during it shows next time); it serves now. @duration_ms: the
+ * made during it shows next time); it serves now. The one that served is
+ * kept at @retired, or (NULL: updated in place) gone. @duration_ms: the
  * job's. 0, or -EIO (logged).
  */
 int dataset_succeeded(const struct dataset_spec *d, const char *path,
-		      const struct source_summary *s, int64_t duration_ms);
+		      const char *retired, const struct source_summary *s,
+		      int64_t duration_ms);
+
+/*
+ * dataset_expired() - the oldest kept generation of @d beyond its newest
+ * d->keep: 1 with its number and path, 0 when there is none.
+ * dataset_removed() marks it gone once its tree is removed.
+ */
+int dataset_expired(const struct dataset_spec *d, long long *gen,
+		    char *path, size_t len);
+void dataset_removed(const struct dataset_spec *d, long long gen);
 
 /* The ingest of @d failed with @error: counted; what serves is kept. */
 void dataset_failed(const struct dataset_spec *d, const char *error);

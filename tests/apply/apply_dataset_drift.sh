@@ -94,8 +94,33 @@ run_cli 0 apply "$F"
 grep -q "^No changes" <<<"$OUT" || fail "after the refresh: $OUT"
 pass "apply makes generation 2 from the changed source; then No changes."
 
+# With libfamfs's directory exchange, generation 2 was made in the staging
+# directory and switched with /ds: generation 1 is kept (keep 1) under
+# /.famfs-retired, whole (f4.txt still in it); a third generation removes
+# it. Without it, /ds was updated in place: one generation listed.
+gens=$(field h0 /v1/datasets/ds generations | python3 -c 'import ast,sys; print(len(ast.literal_eval(sys.stdin.read())))')
+if [ "$gens" = 2 ]; then
+	[ "$(field h0 /v1/datasets/ds generations.1.path)" = /.famfs-retired/ds.1 ] || fail "kept: $(get h0 /v1/datasets/ds)"
+	[ "$(field h0 /v1/datasets/ds generations.1.state)" = kept ] || fail "kept state: $(get h0 /v1/datasets/ds)"
+	[ "$(field h0 /v1/files/fs0/.famfs-retired/ds.1/f4.txt size)" = 7 ] || fail "generation 1 not whole"
+	echo "third" >"$T/src/n3.txt"
+	run_cli 0 apply "$F"
+	[ "$(field h0 /v1/datasets/ds generation)" = 3 ] || fail "generation 3: $(get h0 /v1/datasets/ds)"
+	[ "$(field h0 /v1/datasets/ds generations.1.path)" = /.famfs-retired/ds.2 ] || fail "kept 2: $(get h0 /v1/datasets/ds)"
+	api h0 GET /v1/files/fs0/.famfs-retired/ds.1
+	[ "$STATUS" = 404 ] || fail "generation 1 not removed: $STATUS $BODY"
+	api h0 GET /v1/files/fs0/.famfs-staging/ds.3
+	[ "$STATUS" = 404 ] || fail "staging left: $STATUS $BODY"
+	GEN=3
+	pass "generations switched: the previous one kept (keep 1), older ones removed"
+else
+	[ "$gens" = 1 ] || fail "generations: $(get h0 /v1/datasets/ds)"
+	GEN=2
+	echo "no directory exchange in this build: refreshed in place"
+fi
+
 metrics=$(get h0 /metrics)
-grep -q '^famfs_dataset_generation{dataset="ds",fs="fs0"} 2$' <<<"$metrics" || fail "metrics: $(grep dataset <<<"$metrics")"
+grep -q "^famfs_dataset_generation{dataset=\"ds\",fs=\"fs0\"} $GEN\$" <<<"$metrics" || fail "metrics: $(grep dataset <<<"$metrics")"
 grep -q '^famfs_dataset_refresh_failures_total{dataset="ds",fs="fs0"} 0$' <<<"$metrics" || fail "failures metric"
 grep -q '^famfs_dataset_bytes{dataset="wide",fs="fs0"} 9000000$' <<<"$metrics" || fail "bytes metric"
 pass "/metrics has each dataset's generation, bytes and failures"
@@ -103,13 +128,13 @@ pass "/metrics has each dataset's generation, bytes and failures"
 H=(--host "$T/h0/sock")
 run_cli 0 get datasets "${H[@]}"
 grep -q "^NAME  *FILESYSTEM  *GENERATION  *STATE  *FILES  *BYTES  *REFRESHED" <<<"$OUT" || fail "table header: $OUT"
-grep -q "^ds  *fs0  *2  *ready  *6  " <<<"$OUT" || fail "table row: $OUT"
+grep -q "^ds  *fs0  *$GEN  *ready  *[67]  " <<<"$OUT" || fail "table row: $OUT"
 run_cli 0 get datasets -o wide "${H[@]}"
 grep -q "$(field h0 /v1/datasets/ds source_summary.digest)" <<<"$OUT" || fail "wide has the digest: $OUT"
 run_cli 0 get dataset ds -o json "${H[@]}"
-python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["generation"] == 2 and d["name"] == "ds"' "$OUT" || fail "json: $OUT"
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["generation"] == int(sys.argv[2]) and d["name"] == "ds"' "$OUT" "$GEN" || fail "json: $OUT"
 run_cli 0 get datasets -o yaml "${H[@]}"
-grep -q "generation: 2" <<<"$OUT" || fail "yaml: $OUT"
+grep -q "generation: $GEN" <<<"$OUT" || fail "yaml: $OUT"
 run_cli 0 describe dataset ds "${H[@]}"
 grep -q "^drift:" <<<"$OUT" && grep -q "^  changed: false" <<<"$OUT" || fail "describe shows the drift: $OUT"
 run_cli 1 get dataset nope "${H[@]}"
@@ -128,7 +153,7 @@ import json, sys
 sys.exit(any(j["state"] in ("queued", "running") for j in json.load(sys.stdin)["items"]))'
 }
 wait_for 60 "the ingest jobs to finish" jobs_idle
-[ "$(field h0 /v1/datasets/ds generation)" = 2 ] || fail "generation lost: $(get h0 /v1/datasets/ds)"
+[ "$(field h0 /v1/datasets/ds generation)" = $GEN ] || fail "generation lost: $(get h0 /v1/datasets/ds)"
 [ "$(field h0 /v1/datasets/ds state)" = ready ] || fail "state after a failure: $(get h0 /v1/datasets/ds)"
 [ "$(field h0 /v1/datasets/ds failures)" = 1 ] || fail "failures: $(get h0 /v1/datasets/ds)"
 field h0 /v1/datasets/ds last_error | grep -q "source unreadable: $T/notadir: Not a directory" \
@@ -136,7 +161,7 @@ field h0 /v1/datasets/ds last_error | grep -q "source unreadable: $T/notadir: No
 [ "$(field h0 /v1/files/fs0/ds/sub/n2.txt size)" = 6 ] || fail "serving tree touched"
 get h0 /metrics | grep -q '^famfs_dataset_refresh_failures_total{dataset="ds",fs="fs0"} 1$' \
 	|| fail "failures metric: $(get h0 /metrics | grep failures)"
-pass "a refresh that fails is counted with its reason; generation 2 still serves"
+pass "a refresh that fails is counted with its reason; generation $GEN still serves"
 
 before=$(get h0 /v1/datasets)
 for bad in '"dataset":"no good"' '"dataset":7' '"chunk":3145728' '"chunk":"2MiB"' '"strips":65' '"strips":-1'; do
