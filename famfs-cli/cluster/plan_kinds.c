@@ -585,6 +585,8 @@ static json_object *dataset_job_body(const struct planner *pl,
 		jint(params, "chunk", ds->chunk);
 	if (ds->strips)
 		jint(params, "strips", ds->strips);
+	if (ds->has_keep)
+		jint(params, "keep", ds->keep);
 	if (refresh) {
 		jstr(params, "on_change", "replace");
 		json_object_object_add(params, "delete",

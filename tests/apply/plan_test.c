@@ -593,7 +593,7 @@ static void dataset_interleave_goes_to_its_ingest_job(void **st)
 	snprintf(text, sizeof(text), "%s%s", small_yaml,
 		 "datasets:\n"
 		 "  - {name: a, source: /srv/a, filesystem: fs0,"
-		 " interleave: {chunk: 4MiB}}\n"
+		 " interleave: {chunk: 4MiB}, keep: 3}\n"
 		 "  - {name: b, source: /srv/b, filesystem: fs0,"
 		 " interleave: {strips: 2}}\n");
 	c = load_text("datasets.yaml", text);
@@ -610,6 +610,9 @@ static void dataset_interleave_goes_to_its_ingest_job(void **st)
 	assert_int_equal(json_object_get_int64(json_object_object_get(pa,
 			 "chunk")), 4 << 20);
 	assert_null(json_object_object_get(pa, "strips"));
+	assert_int_equal(json_object_get_int(json_object_object_get(pa,
+			 "keep")), 3);
+	assert_null(json_object_object_get(pb, "keep"));
 	assert_int_equal(json_object_get_int(json_object_object_get(pb,
 			 "strips")), 2);
 	assert_null(json_object_object_get(pb, "chunk"));
