@@ -221,6 +221,87 @@ int dataset_summary(const char *name, struct source_summary *s)
 	return r;
 }
 
+int dataset_undo_target(const char *name, struct dataset_undo *u)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db,
+		"SELECT d.filesystem, d.dest, d.generation, g.generation, g.path "
+		"FROM datasets d LEFT JOIN dataset_generations g ON "
+		"g.dataset = d.name AND g.state = 'kept' WHERE d.name = ? "
+		"ORDER BY g.generation DESC LIMIT 1");
+	int r = -ENOENT;
+
+	if (!st)
+		return -EIO;
+	store_bind_text(st, 1, name);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(u->filesystem, sizeof(u->filesystem), "%s",
+			 (const char *)sqlite3_column_text(st, 0));
+		snprintf(u->dest, sizeof(u->dest), "%s",
+			 (const char *)sqlite3_column_text(st, 1));
+		u->serving = sqlite3_column_int64(st, 2);
+		r = sqlite3_column_type(st, 3) == SQLITE_NULL ? -ESRCH : 0;
+		u->kept = sqlite3_column_int64(st, 3);
+		snprintf(u->kept_path, sizeof(u->kept_path), "%s",
+			 r ? "" : (const char *)sqlite3_column_text(st, 4));
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+static int record_undo(const char *name, const struct dataset_undo *u,
+		       const char *retired)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db,
+		"UPDATE dataset_generations SET state='kept', path=?3 "
+		"WHERE dataset=?1 AND generation=?2");
+
+	store_bind_text(st, 1, name);
+	sqlite3_bind_int64(st, 2, u->serving);
+	store_bind_text(st, 3, retired);
+	if (run(st))
+		return -EIO;
+	st = store_prep(famfsd.db, "UPDATE dataset_generations SET "
+			"state='serving', path=?3 WHERE dataset=?1 AND generation=?2");
+	store_bind_text(st, 1, name);
+	sqlite3_bind_int64(st, 2, u->kept);
+	store_bind_text(st, 3, u->dest);
+	if (run(st))
+		return -EIO;
+	/* files, bytes and digest of the generation that serves; the
+	 * stored list stays the last ingested source's (drift compares
+	 * with what was ingested last: an undo sticks until it changes)
+	 */
+	st = store_prep(famfsd.db, "UPDATE datasets SET (generation, job, "
+		"files, bytes, digest) = (SELECT generation, job, files, bytes, "
+		"digest FROM dataset_generations WHERE dataset=?1 AND "
+		"generation=?2) WHERE name=?1");
+	store_bind_text(st, 1, name);
+	sqlite3_bind_int64(st, 2, u->kept);
+	return run(st);
+}
+
+int dataset_undone(const char *name, const struct dataset_undo *u,
+		   const char *retired)
+{
+	int r;
+
+	famfsd_lock();
+	r = store_begin(famfsd.db);
+	if (!r) {
+		r = record_undo(name, u, retired);
+		if (r)
+			store_rollback(famfsd.db);
+		else
+			r = store_commit(famfsd.db) ? -EIO : 0;
+	}
+	if (!r)
+		store_event(famfsd.db, "info", "datasets", "dataset %s: generation "
+			    "%lld serves again (undo of %lld)", name, u->kept,
+			    u->serving);
+	famfsd_unlock();
+	return r;
+}
+
 /* Label values here are names ([A-Za-z0-9._-]): nothing to escape. */
 void dataset_metrics(FILE *f)
 {

@@ -63,6 +63,27 @@ void dataset_failed(const struct dataset_spec *d, const char *error);
  */
 int dataset_summary(const char *name, struct source_summary *s);
 
+/* What `rollout undo` switches: the generation that serves and the newest
+ * kept one.
+ */
+struct dataset_undo {
+	char filesystem[128], dest[4096], kept_path[4096];
+	long long serving, kept;
+};
+
+/*
+ * dataset_undo_target() - fill @u for dataset @name (state lock held).
+ * 0; -ENOENT without such a dataset, -ESRCH without a kept generation.
+ */
+int dataset_undo_target(const char *name, struct dataset_undo *u);
+
+/*
+ * dataset_undone() - generation u->kept serves again at u->dest, the one
+ * that served is kept at @retired. Takes the lock. 0 or -EIO.
+ */
+int dataset_undone(const char *name, const struct dataset_undo *u,
+		   const char *retired);
+
 /* The famfs_dataset_* series on @f (state lock held, for reading). */
 void dataset_metrics(FILE *f);
 

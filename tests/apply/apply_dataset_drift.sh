@@ -111,12 +111,28 @@ if [ "$gens" = 2 ]; then
 	[ "$STATUS" = 404 ] || fail "generation 1 not removed: $STATUS $BODY"
 	api h0 GET /v1/files/fs0/.famfs-staging/ds.3
 	[ "$STATUS" = 404 ] || fail "staging left: $STATUS $BODY"
-	GEN=3
 	pass "generations switched: the previous one kept (keep 1), older ones removed"
+	run_cli 0 rollout history dataset ds --host "$T/h0/sock"
+	grep -q "^3  *serving  " <<<"$OUT" && grep -q "^2  *kept  " <<<"$OUT" || fail "history: $OUT"
+	run_cli 0 rollout undo dataset ds --host "$T/h0/sock"
+	[ "$(field h0 /v1/datasets/ds generation)" = 2 ] || fail "undo: $(get h0 /v1/datasets/ds)"
+	api h0 GET /v1/files/fs0/ds/n3.txt
+	[ "$STATUS" = 404 ] || fail "generation 3's file after undo: $STATUS"
+	[ "$(field h0 /v1/files/fs0/ds/sub/n2.txt size)" = 6 ] || fail "generation 2 not whole after undo"
+	[ "$(field h0 /v1/datasets/ds generations.1.path)" = /.famfs-retired/ds.3 ] || fail "3 kept: $(get h0 /v1/datasets/ds)"
+	run_cli 0 diff "$F"
+	grep -q "^No changes" <<<"$OUT" || fail "after undo (the source did not change): $OUT"
+	run_cli 0 rollout history dataset ds -o json --host "$T/h0/sock"
+	python3 -c 'import json,sys; g=json.loads(sys.argv[1])["items"]; assert [(x["generation"], x["state"]) for x in g] == [(3, "kept"), (2, "serving")], g' "$OUT" \
+		|| fail "history json: $OUT"
+	GEN=2
+	pass "rollout history lists the generations; rollout undo switches back to the kept one"
 else
 	[ "$gens" = 1 ] || fail "generations: $(get h0 /v1/datasets/ds)"
 	GEN=2
-	echo "no directory exchange in this build: refreshed in place"
+	run_cli 1 rollout undo dataset ds --host "$T/h0/sock"
+	grep -q "cannot switch generations" <<<"$OUT" || fail "undo without exchange: $OUT"
+	echo "no directory exchange in this build: refreshed in place, no undo"
 fi
 
 metrics=$(get h0 /metrics)
@@ -177,6 +193,13 @@ api h0 GET '/v1/datasets?since=1'
 [ "$STATUS" = 400 ] || fail "unknown parameter: $STATUS $BODY"
 api h0 POST /v1/datasets '{}'
 [ "$STATUS" = 405 ] || fail "POST: $STATUS $BODY"
+run_cli 2 rollout undo dataset --host "$T/h0/sock"
+run_cli 1 rollout history dataset nope --host "$T/h0/sock"
+grep -q "nope" <<<"$OUT" || fail "history of an unknown dataset: $OUT"
+api h0 POST /v1/jobs '{"kind":"dataset_undo","params":{"dataset":"nope"}}'
+[ "$STATUS" = 400 ] || fail "undo of an unknown dataset: $STATUS $BODY"
+api h0 POST /v1/jobs '{"kind":"dataset_undo","params":{"dataset":"ds","x":1}}'
+[ "$STATUS" = 400 ] || fail "undo with an unknown field: $STATUS $BODY"
 api h0 DELETE /v1/datasets/ds
 [ "$STATUS" = 405 ] || fail "DELETE: $STATUS $BODY"
 [ "$before" = "$(get h0 /v1/datasets)" ] || fail "bad requests changed the datasets"
