@@ -119,7 +119,7 @@ if [ "$gens" = 2 ]; then
 	api h0 GET /v1/files/fs0/ds/n3.txt
 	[ "$STATUS" = 404 ] || fail "generation 3's file after undo: $STATUS"
 	[ "$(field h0 /v1/files/fs0/ds/sub/n2.txt size)" = 6 ] || fail "generation 2 not whole after undo"
-	[ "$(field h0 /v1/datasets/ds generations.1.path)" = /.famfs-retired/ds.3 ] || fail "3 kept: $(get h0 /v1/datasets/ds)"
+	[ "$(field h0 /v1/datasets/ds generations.0.path)" = /.famfs-retired/ds.3 ] || fail "3 kept: $(get h0 /v1/datasets/ds)"
 	run_cli 0 diff "$F"
 	grep -q "^No changes" <<<"$OUT" || fail "after undo (the source did not change): $OUT"
 	run_cli 0 rollout history dataset ds -o json --host "$T/h0/sock"
