@@ -204,6 +204,18 @@ void dataset_removed(const struct dataset_spec *d, long long gen)
 	famfsd_unlock();
 }
 
+void dataset_stopped(const struct dataset_spec *d)
+{
+	sqlite3_stmt *st;
+
+	famfsd_lock();
+	st = store_prep(famfsd.db, "UPDATE datasets SET state=CASE WHEN "
+			"generation > 0 THEN 'ready' ELSE 'failed' END WHERE name=?1");
+	store_bind_text(st, 1, d->name);
+	run(st);
+	famfsd_unlock();
+}
+
 int dataset_summary(const char *name, struct source_summary *s)
 {
 	sqlite3_stmt *st = store_prep(famfsd.db,

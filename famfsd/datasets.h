@@ -53,8 +53,12 @@ int dataset_expired(const struct dataset_spec *d, long long *gen,
 		    char *path, size_t len);
 void dataset_removed(const struct dataset_spec *d, long long gen);
 
-/* The ingest of @d failed with @error: counted; what serves is kept. */
+/* The ingest of @d failed with @error: counted; what serves is kept.
+ * dataset_stopped(): cancelled, or stopped by famfsd's shutdown (then
+ * resumed at the next start): not a failure, the state only.
+ */
 void dataset_failed(const struct dataset_spec *d, const char *error);
+void dataset_stopped(const struct dataset_spec *d);
 
 /*
  * dataset_summary() - the summary last ingested for @name (state lock

@@ -544,7 +544,9 @@ static int ingest_run_job(struct job *j)
 		r = ingest_generation(j, &d, &pol, retired, sizeof(retired));
 	else
 		r = ingest_copy(j, &pol, NULL);
-	if (r && !retired[0]) {
+	if (r && !retired[0] && job_cancelled(j)) {
+		dataset_stopped(&d);
+	} else if (r && !retired[0]) {
 		dataset_failed(&d, job_error(j));
 	} else if (dataset_succeeded(&d, d.dest, retired[0] ? retired : NULL,
 				     &sum, ms_since(&t0))) {
