@@ -14,6 +14,7 @@ static const char usage[] =
 "  host\n"
 "  device NAME | set NAME | filesystem NAME | mount NAME\n"
 "  file FILESYSTEM PATH | job ID\n"
+"  dataset NAME (with \"drift\": its source now against what was ingested)\n"
 "  -o, --output FORMAT  yaml (default), json (the API's object unchanged),\n"
 "                       table, wide, name\n"
 "  --no-headers         no header line in table and wide output\n"
@@ -35,6 +36,7 @@ static const struct describe_kind kinds[] = {
 	{ "mount", "mounts", "/v1/mounts", 1 },
 	{ "file", "files", "/v1/files", 2 },
 	{ "job", "jobs", "/v1/jobs", 1 },
+	{ "dataset", "datasets", "/v1/datasets", 1 },
 };
 
 int cmd_describe(int argc, char **argv);
@@ -73,7 +75,8 @@ int cmd_describe(int argc, char **argv)
 	if (k->nargs == 0)
 		snprintf(path, sizeof(path), "%s", k->prefix);
 	else if (k->nargs == 1)
-		snprintf(path, sizeof(path), "%s/%s", k->prefix, o.argv[1]);
+		snprintf(path, sizeof(path), "%s/%s%s", k->prefix, o.argv[1],
+			 !strcmp(k->name, "dataset") ? "?drift=true" : "");
 	else
 		snprintf(path, sizeof(path), "%s/%s%s%s", k->prefix, o.argv[1],
 			 o.argv[2][0] == '/' ? "" : "/", o.argv[2]);

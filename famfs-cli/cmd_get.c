@@ -64,6 +64,13 @@ static const struct get_kind kinds[] = {
 	    "FILES=progress.files_done", "ERROR=error",
 	    "+TOTAL=~progress.bytes_total", "+CREATED=created",
 	    "+STARTED=started", "+FINISHED=finished") } },
+	{ "datasets", "dataset", "/v1/datasets", "/v1/datasets",
+	  { "dataset", "name",
+	  C("NAME=name", "FILESYSTEM=filesystem", "GENERATION=generation",
+	    "STATE=state", "FILES=files", "BYTES=~bytes",
+	    "REFRESHED=refreshed", "+SOURCE=source", "+DEST=dest",
+	    "+JOB=job", "+KEEP=keep", "+FAILURES=failures",
+	    "+DIGEST=source_summary.digest", "+LAST_ERROR=last_error") } },
 	{ "events", "event", "/v1/events", NULL, { "event", "id",
 	  C("ID=id", "TIME=time", "LEVEL=level", "RESOURCE=resource",
 	    "MESSAGE=message") } },
@@ -75,8 +82,8 @@ static const char usage[] =
 "\n"
 "List resources from famfsd: all of KIND, or the ones named.\n"
 "  KIND: host, devices, topology, regions, sets, filesystems, mounts,\n"
-"        files, jobs, events (singular names too: device, region, set,\n"
-"        fs, mount, file, job)\n"
+"        files, jobs, datasets, events (singular names too: device,\n"
+"        region, set, fs, mount, file, job, dataset)\n"
 "  -o, --output FORMAT  table (default), wide (more columns), name\n"
 "                       (KIND/NAME a line), json, yaml\n"
 "  --no-headers         no header line in table and wide output\n"

@@ -41,6 +41,7 @@ static const struct cli_command commands[] = {
 	{ "describe", cmd_describe, "show one resource from famfsd" },
 	{ "ingest", cmd_ingest, "copy a dataset tree into famfs" },
 	{ "job", cmd_job, "manage famfsd jobs" },
+	{ "rollout", cmd_rollout, "list or undo a dataset's generations" },
 };
 
 static void usage(FILE *f)

@@ -9,6 +9,7 @@
 #include "famfsd.h"
 #include "fsview.h"
 #include "jobs/jobs.h"
+#include "datasets.h"
 #include "metrics.h"
 #include "store/store.h"
 
@@ -582,6 +583,7 @@ char *metrics_render(void)
 	mount_metrics(f);
 	job_metrics(f);
 	ingest_metrics(f);
+	dataset_metrics(f);
 	if (fclose(f)) {
 		free(buf);
 		return NULL;

@@ -110,7 +110,7 @@ static int dispatch(struct api_req *q, struct api_resp *r)
 		{ "interleave-sets", api_sets }, { "regions", api_regions },
 		{ "filesystems", api_filesystems }, { "mounts", api_mounts },
 		{ "files", api_files }, { "jobs", api_jobs },
-		{ "events", api_events },
+		{ "events", api_events }, { "datasets", api_datasets },
 	};
 
 	if (q->nseg >= 2 && !strcmp(q->seg[0], "v1"))

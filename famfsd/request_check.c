@@ -76,6 +76,7 @@ static const struct {
 	{ "filesystems", { "wipe" } },
 	{ "jobs", { "state" } },
 	{ "events", { "since", "limit" } },
+	{ "datasets", { "drift" } },
 };
 
 static bool param_known(const char *resource, const char *name)

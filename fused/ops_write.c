@@ -411,18 +411,62 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 					 flags & RENAME_NOREPLACE));
 }
 
-/* The two writable virtual xattrs steer when an ingest's file commits
- * (docs/fuse.md); the user.famfs.* values are otherwise read-only.
+/* "chunk=BYTES strips=N" (either may be left out): 0, or -EINVAL. */
+static int parse_policy(const char *value, size_t size,
+			struct famfs_alloc_policy *p)
+{
+	char buf[96], *tok, *save = NULL, *end;
+
+	if (size >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, value, size);
+	buf[size] = '\0';
+	memset(p, 0, sizeof(*p));
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		unsigned long long v;
+
+		if (strncmp(tok, "chunk=", 6) && strncmp(tok, "strips=", 7))
+			return -EINVAL;
+		errno = 0;
+		v = strtoull(strchr(tok, '=') + 1, &end, 10);
+		if (errno || *end || end == strchr(tok, '=') + 1)
+			return -EINVAL;
+		if (tok[0] == 'c' && (v % FAMFS_UNIT_SIZE || v > FAMFS_MAX_CHUNK))
+			return -EINVAL;
+		if (tok[0] == 's' && v > FAMFS_MAX_STRIPS)
+			return -EINVAL;
+		if (tok[0] == 'c')
+			p->chunk = v;
+		else
+			p->nstrips = (uint32_t)v;
+	}
+	return 0;
+}
+
+/* The writable virtual xattrs steer an ingest's file (docs/fuse.md):
+ * when it commits, and its interleave; the user.famfs.* values are
+ * otherwise read-only.
  */
 static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 			const char *value, size_t size, int flags)
 {
 	bool pending = !strcmp(name, "user.famfs.pending");
 	bool commit = !strcmp(name, "user.famfs.commit");
+	bool policy = !strcmp(name, "user.famfs.policy");
+	struct famfs_alloc_policy pol;
 
-	(void)value; (void)size; (void)flags;
+	(void)flags;
 	if (refuse_client(req))
 		return;
+	if (policy) {
+		int r = parse_policy(value, size, &pol);
+
+		ino = pend_resolve(ino);
+		if (!r && !is_pending(ino))
+			r = -EINVAL;
+		fuse_reply_err(req, r ? -r : -pend_set_policy(ino, &pol));
+		return;
+	}
 	if (!pending && !commit) {
 		fuse_reply_err(req, ENOTSUP);
 		return;

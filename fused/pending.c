@@ -597,6 +597,27 @@ int pend_set_commit_mode(uint64_t ino, bool commit_now)
 	return r;
 }
 
+int pend_set_policy(uint64_t ino, const struct famfs_alloc_policy *p)
+{
+	struct pfile *pf;
+	int r = 0;
+
+	pthread_mutex_lock(&fused.pend_mu);
+	pf = pend_find_ino(ino);
+	if (!pf || pf->committed_ino || pf->unlinked || !pf->opens) {
+		r = -EINVAL;
+	} else {
+		pthread_mutex_lock(&pf->mu);
+		if (pf->map)
+			r = -EBUSY;
+		else
+			pf->policy = *p;
+		pthread_mutex_unlock(&pf->mu);
+	}
+	pthread_mutex_unlock(&fused.pend_mu);
+	return r;
+}
+
 void pend_commit_all(void)
 {
 	pthread_mutex_lock(&fused.pend_mu);

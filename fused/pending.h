@@ -23,6 +23,10 @@ struct pfile {
 	pthread_mutex_t mu;       /* map and size */
 	uint64_t size;
 	struct famfs_fmap *map;   /* NULL: nothing reserved yet */
+	/* pf->mu: user.famfs.policy, the interleave of the reservation;
+	 * {0, 0}: the filesystem's default
+	 */
+	struct famfs_alloc_policy policy;
 	/* pf->mu: acknowledged writes whose bytes are still being stored
 	 * (pending_data.c); everything that reads, moves or gives back the
 	 * space waits for them (pend_wait_stores)
@@ -96,6 +100,10 @@ int pend_flush(struct pfile *pf);
  * discards the file); "commit" commits it now. -EINVAL on anything else.
  */
 int pend_set_commit_mode(uint64_t ino, bool commit_now);
+/* user.famfs.policy on uncommitted @ino, before anything is reserved:
+ * its interleave. -EINVAL as above, -EBUSY once space is reserved.
+ */
+int pend_set_policy(uint64_t ino, const struct famfs_alloc_policy *p);
 /* At shutdown: commit what was written but never released. */
 void pend_commit_all(void);
 

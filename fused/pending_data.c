@@ -40,7 +40,6 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-static const struct famfs_alloc_policy default_policy = { 0, 0 };
 /* growth steps: one extent each, wherever the allocator finds room */
 static const struct famfs_alloc_policy extent_policy = { 1, 0 };
 
@@ -187,9 +186,9 @@ static int reallocate(struct pfile *pf, uint64_t want, uint64_t need,
 	int r;
 
 	pend_wait_stores(pf); /* the copy below must see their bytes */
-	r = famfs_alloc(fused.fs, want, &default_policy, &nm, &e);
+	r = famfs_alloc(fused.fs, want, &pf->policy, &nm, &e);
 	if (r == -ENOSPC && want > need)
-		r = famfs_alloc(fused.fs, need, &default_policy, &nm, &e);
+		r = famfs_alloc(fused.fs, need, &pf->policy, &nm, &e);
 	if (r) {
 		log_nospace(r, &e);
 		return r;

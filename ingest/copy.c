@@ -156,6 +156,7 @@ static int restage(struct job *j, struct done_copy *c, uint64_t size)
 	j->sink->ops->abort(j->sink->s, &c->t, c->dst);
 	free(c->t.map);
 	memset(&c->t, 0, sizeof(c->t));
+	c->t.policy = &j->o->policy;
 	r = j->sink->ops->begin(j->sink->s, c->dst, size, &c->t, why, sizeof(why));
 	if (r)
 		fail(j, r, "%s: %s", c->dst, why);

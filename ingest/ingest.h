@@ -54,6 +54,10 @@ struct ingest_target {
 	struct famfs_fmap *map;
 	uint8_t *dev_base[FAMFS_MAX_DEVICES];
 	void *sink_private;
+	/* set by the engine before begin(): the file's interleave policy
+	 * (ingest_opts.policy; {0, 0} is the filesystem's default)
+	 */
+	const struct famfs_alloc_policy *policy;
 };
 
 struct ingest_sink_ops {
@@ -220,6 +224,10 @@ struct ingest_opts {
 	 * refusal in res->error/message.
 	 */
 	bool plan_only;
+	/* the files' interleave (a dataset's interleave: {chunk, strips});
+	 * {0, 0}: the filesystem's default
+	 */
+	struct famfs_alloc_policy policy;
 	atomic_bool *cancel;        /* set to stop; may be NULL */
 };
 

@@ -392,6 +392,7 @@ static int stage(struct job *j, const struct ingest_item *it, struct done_copy *
 		done_copy_free(c);
 		return r;
 	}
+	c->t.policy = &j->o->policy;
 	r = j->sink->ops->begin(j->sink->s, c->dst, it->size, &c->t, why, sizeof(why));
 	if (r) {
 		fail(j, r, "%s: %s", c->dst, why);

@@ -43,7 +43,7 @@ static int lib_begin(void *s, const char *path, uint64_t size,
 	int r;
 
 	(void)path;
-	r = famfs_alloc(fs, size, NULL, &t->map, &e);
+	r = famfs_alloc(fs, size, t->policy, &t->map, &e);
 	if (r) {
 		snprintf(why, whylen, "%s", e.msg);
 		return r;

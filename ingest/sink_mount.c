@@ -28,6 +28,7 @@
 
 #define XATTR_MAP "user.famfs.map"
 #define XATTR_PENDING "user.famfs.pending"  /* commit only when told */
+#define XATTR_POLICY "user.famfs.policy"    /* "chunk=N strips=M" */
 #define XATTR_COMMIT "user.famfs.commit"
 
 struct mount_sink {
@@ -225,6 +226,20 @@ static int ms_begin(void *s, const char *path, uint64_t size, struct ingest_targ
 		goto fail;
 	}
 	f->pending = fsetxattr(f->fd, XATTR_PENDING, "1", 1, 0) == 0;
+	if (t->policy && (t->policy->chunk || t->policy->nstrips)) {
+		char pol[64];
+		int len = snprintf(pol, sizeof(pol), "chunk=%llu strips=%u",
+				   (unsigned long long)t->policy->chunk,
+				   t->policy->nstrips);
+
+		if (fsetxattr(f->fd, XATTR_POLICY, pol, (size_t)len, 0) != 0) {
+			r = -errno;
+			snprintf(why, whylen, "interleave (%s %s): %s%s", XATTR_POLICY,
+				 pol, strerror(errno), errno == ENOTSUP ?
+				 " (this famfs-fused takes no per-file interleave)" : "");
+			goto fail;
+		}
+	}
 	if (size && fallocate(f->fd, 0, 0, (off_t)size) != 0 &&
 	    ftruncate(f->fd, (off_t)size) != 0) {
 		char how[800];

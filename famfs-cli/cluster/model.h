@@ -79,6 +79,8 @@ struct cl_dataset {
 	uint64_t chunk;
 	unsigned strips;
 	bool verify, has_verify;
+	unsigned keep;       /* previous generations kept (famfsd: 1) */
+	bool has_keep;
 	const struct ynode *node;
 };
 

@@ -61,7 +61,7 @@ void plan_regions(struct planner *pl, size_t h);
 void plan_sets(struct planner *pl, size_t h);
 void plan_filesystems(struct planner *pl, size_t h);
 void plan_mounts(struct planner *pl, size_t h);
-void plan_datasets(struct planner *pl, size_t h);
+void plan_datasets(struct planner *pl, size_t h);  /* plan_datasets.c */
 void plan_prune(struct planner *pl, size_t h);
 
 #endif

@@ -69,6 +69,14 @@ static void read_host(struct remote *r, size_t i)
 		int rc = famfs_client_request(r->clients[i], "GET",
 					      state_paths[b], NULL, &status,
 					      &bodies[b], &err);
+		if (rc == 1 && status == 404 && b == ST_DATASETS) {
+			/* a famfsd from before datasets: none recorded */
+			free(err);
+			err = NULL;
+			json_object_put(bodies[b]);
+			bodies[b] = NULL;
+			continue;
+		}
 		if (rc) {
 			set_error(s, "%s: GET %s: %s", h->endpoint,
 				  state_paths[b], err ? err : "failed");

@@ -320,6 +320,11 @@ static bool check_value(struct ctx *x, const struct field *f,
 			return false;
 		*(unsigned *)dst = (unsigned)v;
 		return true;
+	case F_KEEP:
+		if (!want_integer(x, n, 0, 16, &v))
+			return false;
+		*(unsigned *)dst = (unsigned)v;
+		return true;
 	case F_WAYS:
 		if (!want_integer(x, n, 1, 16, &v))
 			return false;

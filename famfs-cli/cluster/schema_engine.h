@@ -31,6 +31,7 @@ enum ftype {
 	F_STRIPS,    /* integer 1..64 -> unsigned */
 	F_STRIPS0,   /* integer 0..64 -> unsigned */
 	F_WAYS,      /* integer in {1,2,3,4,6,8,12,16} -> unsigned */
+	F_KEEP,      /* integer 0..16 -> unsigned (GEN_MAX_KEEP in famfsd) */
 	F_SERIAL,    /* integer 0..2^64-1 -> uint64_t */
 	F_REGION,    /* ^region[0-9]+$ */
 	F_DAX,       /* ^dax[0-9]+\.[0-9]+$ */

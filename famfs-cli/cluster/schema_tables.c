@@ -164,6 +164,7 @@ static const struct field dataset_fields[] = {
 	FLD("filesystem", F_NAME, true, struct cl_dataset, filesystem),
 	FOBJ("interleave", false, &interleave_desc),
 	FLDH("verify", F_BOOL, struct cl_dataset, verify, has_verify),
+	FLDH("keep", F_KEEP, struct cl_dataset, keep, has_keep),
 	FEND,
 };
 static const struct objdesc dataset_desc = {

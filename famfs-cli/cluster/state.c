@@ -13,6 +13,7 @@ const char *const state_paths[ST_NBODIES] = {
 	[ST_FILESYSTEMS] = "/v1/filesystems",
 	[ST_MOUNTS] = "/v1/mounts",
 	[ST_JOBS] = "/v1/jobs",
+	[ST_DATASETS] = "/v1/datasets?drift=true",
 };
 
 static const char *str(json_object *o, const char *key)
@@ -194,6 +195,40 @@ static int parse_jobs(struct host_state *s, json_object *arr)
 	return 0;
 }
 
+static int parse_datasets(struct host_state *s, json_object *arr)
+{
+	if (ALLOC_ITEMS(s, arr, datasets, ndatasets))
+		return -ENOMEM;
+	for (size_t i = 0; i < s->ndatasets; i++) {
+		json_object *o = json_object_array_get_idx(arr, i);
+		json_object *drift = obj(o, "drift"), *v;
+		struct st_dataset *d = &s->datasets[i];
+
+		d->name = str(o, "name");
+		d->filesystem = str(o, "filesystem");
+		d->source = str(o, "source");
+		d->dest = str(o, "dest");
+		d->state = str(o, "state");
+		d->last_error = str(o, "last_error");
+		d->created = str(o, "created");
+		d->generation = (long long)u64(o, "generation");
+		d->job = (long long)u64(o, "job");
+		d->files = u64(o, "files");
+		d->bytes = u64(o, "bytes");
+		d->drift_error = drift ? str(drift, "error") : "not asked";
+		d->drift_changed = drift && json_object_object_get_ex(drift,
+			"changed", &v) && json_object_get_boolean(v);
+		d->added = u64(drift, "added");
+		d->changed = u64(drift, "changed_entries");
+		d->removed = u64(drift, "removed");
+		d->bytes_delta = drift && json_object_object_get_ex(drift,
+			"bytes_delta", &v) ? json_object_get_int64(v) : 0;
+		if (!d->name || !d->state)
+			return -EINVAL;
+	}
+	return 0;
+}
+
 int state_parse(struct host_state *s, json_object *bodies[ST_NBODIES])
 {
 	static int (*const parsers[ST_NBODIES])(struct host_state *,
@@ -201,6 +236,7 @@ int state_parse(struct host_state *s, json_object *bodies[ST_NBODIES])
 		[ST_DEVICES] = parse_devices, [ST_SETS] = parse_sets,
 		[ST_FILESYSTEMS] = parse_filesystems,
 		[ST_MOUNTS] = parse_mounts, [ST_JOBS] = parse_jobs,
+		[ST_DATASETS] = parse_datasets,
 	};
 	json_object *host, *policy;
 
@@ -246,6 +282,7 @@ void state_clear(struct host_state *s)
 	free(s->filesystems);
 	free(s->mounts);
 	free(s->jobs);
+	free(s->datasets);
 	free(s->error);
 	for (int i = 0; i < ST_NBODIES; i++)
 		json_object_put(s->bodies[i]);
@@ -265,3 +302,4 @@ STATE_LOOKUP(state_device, struct st_device, devices, ndevices)
 STATE_LOOKUP(state_set, struct st_set, sets, nsets)
 STATE_LOOKUP(state_filesystem, struct st_filesystem, filesystems, nfilesystems)
 STATE_LOOKUP(state_mount, struct st_mount, mounts, nmounts)
+STATE_LOOKUP(state_dataset, struct st_dataset, datasets, ndatasets)

@@ -3,7 +3,8 @@
  * What one famfsd reports (the actual state apply compares the file with),
  * parsed from its API's JSON (docs/api.md). Built by state_parse() from
  * the bodies of GET /v1/host, /v1/devices, /v1/interleave-sets,
- * /v1/filesystems, /v1/mounts and /v1/jobs, so that the planner can be
+ * /v1/filesystems, /v1/mounts, /v1/jobs and /v1/datasets?drift=true (a
+ * famfsd without datasets answers 404: no datasets), so that the planner can be
  * tested on recorded answers and the same code reads live ones.
  */
 #ifndef FAMFS_CLI_CLUSTER_STATE_H
@@ -14,6 +15,9 @@
 #include <stdint.h>
 
 #include <json-c/json.h>
+
+enum st_body { ST_HOST, ST_DEVICES, ST_SETS, ST_FILESYSTEMS, ST_MOUNTS,
+	       ST_JOBS, ST_DATASETS, ST_NBODIES };
 
 struct st_device {
 	const char *name, *provider, *path, *set, *state;
@@ -52,6 +56,19 @@ struct st_job {
 	uint64_t bytes_done, bytes_total, files_done, files_total;
 };
 
+/* A dataset famfsd recorded (GET /v1/datasets?drift=true). */
+struct st_dataset {
+	const char *name, *filesystem, *source, *dest, *state, *last_error;
+	const char *created;
+	long long generation, job;
+	uint64_t files, bytes;
+	/* the source now against the summary last ingested ("drift") */
+	const char *drift_error;  /* it could not be compared: why */
+	bool drift_changed;       /* the digests differ */
+	uint64_t added, changed, removed;
+	int64_t bytes_delta;
+};
+
 struct st_policy {
 	uint64_t chunk, log_size;
 	unsigned strips;
@@ -77,17 +94,16 @@ struct host_state {
 	size_t nmounts;
 	struct st_job *jobs;
 	size_t njobs;
-	json_object *bodies[6]; /* owns every string above */
+	struct st_dataset *datasets;
+	size_t ndatasets;
+	json_object *bodies[ST_NBODIES]; /* owns every string above */
 };
-
-enum st_body { ST_HOST, ST_DEVICES, ST_SETS, ST_FILESYSTEMS, ST_MOUNTS,
-	       ST_JOBS, ST_NBODIES };
 
 /* The API path each body comes from, in enum st_body order. */
 extern const char *const state_paths[ST_NBODIES];
 
 /*
- * state_parse() - fill @s from the six bodies (taken over: freed by
+ * state_parse() - fill @s from the ST_NBODIES bodies (taken over: freed by
  * state_clear(); NULL entries mean "empty"). Returns 0, or -EINVAL with
  * s->error set when a body does not have the documented shape.
  */
@@ -101,5 +117,7 @@ const struct st_filesystem *state_filesystem(const struct host_state *s,
 					     const char *name);
 const struct st_mount *state_mount(const struct host_state *s,
 				   const char *name);
+const struct st_dataset *state_dataset(const struct host_state *s,
+				       const char *name);
 
 #endif

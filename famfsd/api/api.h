@@ -72,6 +72,8 @@ bool api_bool(json_object *o, const char *key, bool dflt);
 /* An integer or a size string ("2MiB"); -1 with a 400 on a bad value. */
 int api_size(json_object *o, const char *key, uint64_t dflt, uint64_t *out,
 	     struct api_resp *r);
+/* [A-Za-z0-9][A-Za-z0-9._-]{0,62}: true. */
+bool api_name_valid(const char *name);
 /* [A-Za-z0-9][A-Za-z0-9._-]{0,62}; -1 with a 400 otherwise. */
 int api_check_name(const char *what, const char *name, struct api_resp *r);
 /*
@@ -133,6 +135,7 @@ int api_jobs(struct api_req *q, struct api_resp *r);
 bool api_jobs_is_dry_run(const struct api_req *q);
 int api_jobs_dry_run(struct api_req *q, struct api_resp *r);
 int api_events(struct api_req *q, struct api_resp *r);
+int api_datasets(struct api_req *q, struct api_resp *r);
 
 /* Shared lookups (api/common.c). */
 json_object *api_device_json(const char *name);     /* NULL if absent */

@@ -177,14 +177,19 @@ int api_size(json_object *o, const char *key, uint64_t dflt, uint64_t *out,
 	return 0;
 }
 
-int api_check_name(const char *what, const char *name, struct api_resp *r)
+bool api_name_valid(const char *name)
 {
 	size_t n = strlen(name);
 	bool ok = n >= 1 && n <= 63 && isalnum((unsigned char)name[0]);
 
 	for (size_t i = 0; ok && i < n; i++)
 		ok = isalnum((unsigned char)name[i]) || strchr("._-", name[i]);
-	if (!ok)
+	return ok;
+}
+
+int api_check_name(const char *what, const char *name, struct api_resp *r)
+{
+	if (!api_name_valid(name))
 		return api_error(r, 400, "invalid_value",
 				 "%s name '%s' is not valid: 1-63 characters "
 				 "of [A-Za-z0-9._-], starting with a letter or "

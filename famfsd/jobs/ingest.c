@@ -12,11 +12,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "api/api.h"
+#include "datasets.h"
 #include "famfsd.h"
 #include "fsview.h"
 #include "ingest.h"
+#include "jobs/generation.h"
 #include "jobs/jobs.h"
 #include "log.h"
 #include "manifest_sqlite.h"
@@ -29,8 +33,48 @@
 
 static const char *const ingest_fields[] = {
 	"filesystem", "source", "dest", "threads", "verify", "on_change", "retries",
-	"delete", "strict", "symlinks", NULL,
+	"delete", "strict", "symlinks", "dataset", "chunk", "strips", "keep",
+	NULL,
 };
+
+/* params.dataset, params.chunk and params.strips; 0 or -EINVAL. */
+static int dataset_validate(json_object *params, char *why, size_t whylen)
+{
+	json_object *v;
+
+	if (json_object_object_get_ex(params, "dataset", &v) &&
+	    (!json_object_is_type(v, json_type_string) ||
+	     !api_name_valid(json_object_get_string(v)))) {
+		snprintf(why, whylen, "params.dataset: a name "
+			 "([A-Za-z0-9][A-Za-z0-9._-]{0,62}) is required");
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(params, "chunk", &v) &&
+	    (!json_object_is_type(v, json_type_int) ||
+	     json_object_get_int64(v) < 0 ||
+	     (uint64_t)json_object_get_int64(v) % FAMFS_UNIT_SIZE ||
+	     (uint64_t)json_object_get_int64(v) > FAMFS_MAX_CHUNK)) {
+		snprintf(why, whylen, "params.chunk: bytes, a multiple of %u up "
+			 "to %llu (0: the filesystem's default)", (unsigned)FAMFS_UNIT_SIZE,
+			 (unsigned long long)FAMFS_MAX_CHUNK);
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(params, "strips", &v) &&
+	    (!json_object_is_type(v, json_type_int) || json_object_get_int(v) < 0 ||
+	     json_object_get_int(v) > FAMFS_MAX_STRIPS)) {
+		snprintf(why, whylen, "params.strips: an integer from 0 to %d "
+			 "(0: the filesystem's default)", FAMFS_MAX_STRIPS);
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(params, "keep", &v) &&
+	    (!json_object_is_type(v, json_type_int) || json_object_get_int(v) < 0 ||
+	     json_object_get_int(v) > GEN_MAX_KEEP)) {
+		snprintf(why, whylen, "params.keep: an integer from 0 to %d "
+			 "(previous generations kept; default 1)", GEN_MAX_KEEP);
+		return -EINVAL;
+	}
+	return 0;
+}
 
 static int ingest_validate(json_object *params, char *why, size_t whylen)
 {
@@ -106,7 +150,7 @@ static int ingest_validate(json_object *params, char *why, size_t whylen)
 		snprintf(why, whylen, "params.on_change: keep, replace or fail");
 		return -EINVAL;
 	}
-	return 0;
+	return dataset_validate(params, why, whylen);
 }
 
 static const char *str_param(json_object *p, const char *k, const char *dflt)
@@ -262,7 +306,9 @@ static json_object *result_json(const struct ingest_plan *p,
 	return o;
 }
 
-static int ingest_run_job(struct job *j)
+/* The job's copy into @dest (NULL: params.dest). */
+static int ingest_copy(struct job *j, const struct famfs_alloc_policy *pol,
+		       const char *dest)
 {
 	json_object *p = job_params(j), *v;
 	char fsname[128], mnt[4096], why[1024] = "", dataset[4400];
@@ -283,7 +329,7 @@ static int ingest_run_job(struct job *j)
 
 	memset(&prog, 0, sizeof(prog));
 	o.source = str_param(p, "source", NULL);
-	o.dest = str_param(p, "dest", NULL);
+	o.dest = dest ? dest : str_param(p, "dest", NULL);
 	o.threads = json_object_object_get_ex(p, "threads", &v) ? (unsigned)json_object_get_int(v) : 0;
 	o.verify = json_object_object_get_ex(p, "verify", &v) && json_object_get_boolean(v);
 	o.verify_all = o.verify && json_object_is_type(v, json_type_string);
@@ -296,6 +342,7 @@ static int ingest_run_job(struct job *j)
 	o.changed = !strcmp(oc, "replace") ? INGEST_CHANGED_REPLACE :
 		    !strcmp(oc, "fail") ? INGEST_CHANGED_FAIL : INGEST_CHANGED_KEEP;
 	o.cancel = &w.cancel;
+	o.policy = *pol;
 
 	famfsd_lock();
 	r = pick_filesystem(str_param(p, "filesystem", NULL), fsname, sizeof(fsname), why,
@@ -552,6 +599,141 @@ out:
 		store_close(db);
 	if (fs)
 		famfs_close(fs);
+	return r;
+}
+
+static int64_t ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* The previous generations beyond d->keep go (their tree removed). */
+static void remove_expired(struct job *j, const struct dataset_spec *d)
+{
+	char path[4200], why[1024];
+	long long gen;
+
+	while (dataset_expired(d, &gen, path, sizeof(path))) {
+		if (gen_remove(j, d->filesystem, path, why, sizeof(why))) {
+			log_warn("dataset %s: generation %lld not removed: %s",
+				 d->name, gen, why);
+			return;
+		}
+		dataset_removed(d, gen);
+	}
+}
+
+/*
+ * Generation N+1 of a dataset that has N, ingested into the staging
+ * directory and switched with the dataset's path (generation.h). 0, or a
+ * negative errno with the job's error set; *@retired gets where the old
+ * tree went once the switch happened ("" before).
+ */
+static int ingest_generation(struct job *j, const struct dataset_spec *d,
+			     const struct famfs_alloc_policy *pol,
+			     char *retired, size_t len)
+{
+	char staging[4200], why[1024];
+	bool switched;
+	int r;
+
+	retired[0] = '\0';
+	gen_staging_path(staging, sizeof(staging), d->name, d->serving + 1);
+	r = gen_prepare(j, d->filesystem, why, sizeof(why));
+	if (r) {
+		job_set_error(j, "staging generation %lld: %s", d->serving + 1, why);
+		return r;
+	}
+	/* a staging tree left by a job killed before its switch is resumed
+	 * (its manifest is the staging path's)
+	 */
+	r = ingest_copy(j, pol, staging);
+	if (r)
+		return r;
+	gen_retired_path(retired, len, d->name, d->serving);
+	r = gen_switch(j, d->filesystem, staging, d->dest, retired, &switched,
+		       why, sizeof(why));
+	if (!switched)
+		retired[0] = '\0';
+	if (r)
+		job_set_error(j, "%s generation %lld: %s", switched ?
+			      "switched to" : "cannot switch to",
+			      d->serving + 1, why);
+	return r;
+}
+
+/*
+ * An ingest given params.dataset records the dataset (datasets.h): the
+ * source summary is taken before the copy, so that what changes during
+ * it is seen as a change next time, and stored once the copy succeeded.
+ * A dataset that has a generation gets the next one beside it, switched
+ * atomically, where this build can (generation.h); else it is updated in
+ * place.
+ */
+static int ingest_run_job(struct job *j)
+{
+	json_object *p = job_params(j), *v;
+	struct famfs_alloc_policy pol = { 0 };
+	struct dataset_spec d = { 0 };
+	struct source_summary sum;
+	struct timespec t0;
+	char why[1024], retired[4200] = "";
+	int r;
+
+	if (json_object_object_get_ex(p, "chunk", &v))
+		pol.chunk = (uint64_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(p, "strips", &v))
+		pol.nstrips = (uint32_t)json_object_get_int(v);
+	d.name = str_param(p, "dataset", NULL);
+	if (!d.name)
+		return ingest_copy(j, &pol, NULL);
+	d.filesystem = str_param(p, "filesystem", "");
+	d.source = str_param(p, "source", NULL);
+	d.dest = str_param(p, "dest", NULL);
+	d.chunk = pol.chunk;
+	d.strips = pol.nstrips;
+	d.keep = json_object_object_get_ex(p, "keep", &v) ?
+		 (unsigned)json_object_get_int(v) : 1;
+	d.job = job_id(j);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (!*d.filesystem) {
+		job_set_error(j, "params.filesystem: a dataset's ingest names "
+			      "its filesystem");
+		return -EINVAL;
+	}
+	if (dataset_begin(&d)) {
+		job_set_error(j, "dataset %s: cannot record it (see famfsd's "
+			      "log)", d.name);
+		return -EIO;
+	}
+	r = source_summary_scan(d.source, &sum, why, sizeof(why));
+	if (r) {
+		job_set_error(j, "source unreadable: %s", why);
+		dataset_failed(&d, job_error(j));
+		source_summary_free(&sum);
+		return r;
+	}
+	if (d.serving > 0 && gen_switch_supported())
+		r = ingest_generation(j, &d, &pol, retired, sizeof(retired));
+	else
+		r = ingest_copy(j, &pol, NULL);
+	if (r && !retired[0] && job_cancelled(j)) {
+		dataset_stopped(&d);
+	} else if (r && !retired[0]) {
+		dataset_failed(&d, job_error(j));
+	} else if (dataset_succeeded(&d, d.dest, retired[0] ? retired : NULL,
+				     &sum, ms_since(&t0))) {
+		job_set_error(j, "dataset %s: copied, but its summary could "
+			      "not be recorded (see famfsd's log)", d.name);
+		r = -EIO;
+	} else if (retired[0]) {
+		remove_expired(j, &d);
+	}
+	source_summary_free(&sum);
 	return r;
 }
 

@@ -79,6 +79,11 @@ void job_set_error(struct job *j, const char *fmt, ...)
 	va_end(ap);
 }
 
+const char *job_error(const struct job *j)
+{
+	return j->error;
+}
+
 void job_set_result(struct job *j, json_object *result)
 {
 	json_object_put(j->result);

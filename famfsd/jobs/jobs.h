@@ -64,6 +64,8 @@ void jobs_progress(struct job *j, uint64_t bytes_done, uint64_t bytes_total,
 		   uint64_t files_done, uint64_t files_total);
 void job_set_error(struct job *j, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* What job_set_error() set last ("" if nothing): the job's thread only. */
+const char *job_error(const struct job *j);
 /* What the job reports when it ends, whatever its state (GET /v1/jobs
  * "result"): a JSON object; the job takes @result over. */
 void job_set_result(struct job *j, json_object *result);

@@ -4,8 +4,7 @@
 # it succeeded the files are there and a second apply is a no-op; a new
 # dataset plans only itself; a bad source fails that step with famfsd's
 # reason; a tree larger than the filesystem is refused in the plan; a job
-# that fails is reported; an interleave policy other than the defaults is
-# a conflict.
+# that fails is reported (a dataset's interleave: apply_dataset_drift).
 source "$(dirname "$0")/lib.sh"
 start_host h0
 api h0 POST /v1/jobs '{"kind":"ingest","params":{}}'
@@ -104,11 +103,3 @@ grep -q "^Apply failed: all 1 steps done, but an ingest job above failed" <<<"$O
 	|| fail "failed job report: $OUT"
 grep -q "^Apply complete" <<<"$OUT" && fail "a failed job reported as complete: $OUT"
 pass "an ingest job that fails: apply exits 1 and says the job failed"
-
-write_file "{name: striped, source: $T/src2, filesystem: fs0, interleave: {strips: 3}}"
-before=$(snapshot h0)
-run_cli 1 apply "$F"
-grep -q "conflict: host h0: dataset striped asks for 3 strips, but famfsd's ingest uses the policy default" <<<"$OUT" \
-	|| fail "interleave conflict: $OUT"
-[ "$before" = "$(snapshot h0)" ] || fail "a refused apply changed the state"
-pass "a per-dataset interleave other than the defaults is a conflict"

@@ -580,32 +580,44 @@ static void dataset_done_by_an_earlier_job_is_not_redone(void **st)
 	cluster_free(c);
 }
 
-static void dataset_interleave_must_match_the_policy(void **st)
+static void dataset_interleave_goes_to_its_ingest_job(void **st)
 {
 	char text[2048];
 	struct cluster *c;
 	struct plan_opts o = { 0 };
 	struct host_state s[2];
 	struct plan p;
+	json_object *pa, *pb;
 
 	(void)st;
 	snprintf(text, sizeof(text), "%s%s", small_yaml,
 		 "datasets:\n"
 		 "  - {name: a, source: /srv/a, filesystem: fs0,"
-		 " interleave: {chunk: 2MiB}}\n"
+		 " interleave: {chunk: 4MiB}, keep: 3}\n"
 		 "  - {name: b, source: /srv/b, filesystem: fs0,"
 		 " interleave: {strips: 2}}\n");
 	c = load_text("datasets.yaml", text);
 	small_states(s, NULL, applied_devices, applied_sets, applied_fs,
 		     applied_mounts);
 	assert_int_equal(plan_build(c, s, &o, &p), 0);
-	/* a: the chunk is the default: an ingest job; b: a conflict */
-	assert_int_equal(p.n, 1);
+	/* no conflict: each job takes its dataset's policy */
+	assert_int_equal(p.nconflicts, 0);
+	assert_int_equal(p.n, 2);
 	assert_string_equal(step_str(c, &p, 0), "create dataset a on h0");
-	assert_null(json_object_object_get(json_object_object_get(
-		p.steps[0].calls[0].body, "params"), "chunk"));
-	assert_int_equal(p.nconflicts, 1);
-	assert_non_null(strstr(p.conflicts[0], "dataset b asks for 2 strips"));
+	assert_string_equal(step_str(c, &p, 1), "create dataset b on h0");
+	pa = json_object_object_get(p.steps[0].calls[0].body, "params");
+	pb = json_object_object_get(p.steps[1].calls[0].body, "params");
+	assert_int_equal(json_object_get_int64(json_object_object_get(pa,
+			 "chunk")), 4 << 20);
+	assert_null(json_object_object_get(pa, "strips"));
+	assert_int_equal(json_object_get_int(json_object_object_get(pa,
+			 "keep")), 3);
+	assert_null(json_object_object_get(pb, "keep"));
+	assert_int_equal(json_object_get_int(json_object_object_get(pb,
+			 "strips")), 2);
+	assert_null(json_object_object_get(pb, "chunk"));
+	assert_string_equal(json_object_get_string(json_object_object_get(pa,
+			    "dataset")), "a");
 	plan_free(&p);
 	states_clear(c, s);
 	cluster_free(c);
@@ -629,7 +641,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(unreachable_master_skips_what_clients_adopt_from_it),
 		cmocka_unit_test(unreadable_hosts_never_match),
 		cmocka_unit_test(dataset_done_by_an_earlier_job_is_not_redone),
-		cmocka_unit_test(dataset_interleave_must_match_the_policy),
+		cmocka_unit_test(dataset_interleave_goes_to_its_ingest_job),
 	};
 	char cmd[600];
 	int r;
@@ -639,6 +651,7 @@ int main(int argc, char **argv)
 		return 1;
 	r = cmocka_run_group_tests(tests, NULL, NULL);
 	r += plan_region_tests();
+	r += plan_dataset_tests();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd))
 		r = r ? r : 1;

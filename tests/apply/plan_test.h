@@ -16,6 +16,12 @@ struct cluster *load_example(const char *name);
 void state_from(struct host_state *s, const char *name, const char *policy,
 		const char *devices, const char *sets, const char *filesystems,
 		const char *mounts, const char *jobs);
+/* The same with GET /v1/datasets's body too. */
+void state_from_datasets(struct host_state *s, const char *name,
+			 const char *policy, const char *devices,
+			 const char *sets, const char *filesystems,
+			 const char *mounts, const char *jobs,
+			 const char *datasets);
 void states_empty(const struct cluster *c, struct host_state *s);
 void states_clear(const struct cluster *c, struct host_state *s);
 /* "create device shm0 on master0" for step @i (a static buffer). */
@@ -26,5 +32,7 @@ void assert_steps(const struct cluster *c, const struct plan *p,
 
 /* The CXL region cases (plan_test_regions.c): cmocka's result. */
 int plan_region_tests(void);
+/* The dataset cases (plan_test_datasets.c): cmocka's result. */
+int plan_dataset_tests(void);
 
 #endif

@@ -58,8 +58,18 @@ void state_from(struct host_state *s, const char *name, const char *policy,
 		const char *devices, const char *sets, const char *filesystems,
 		const char *mounts, const char *jobs)
 {
+	state_from_datasets(s, name, policy, devices, sets, filesystems,
+			    mounts, jobs, NULL);
+}
+
+void state_from_datasets(struct host_state *s, const char *name,
+			 const char *policy, const char *devices,
+			 const char *sets, const char *filesystems,
+			 const char *mounts, const char *jobs,
+			 const char *datasets)
+{
 	const char *texts[ST_NBODIES] = { NULL, devices, sets, filesystems,
-					  mounts, jobs };
+					  mounts, jobs, datasets };
 	json_object *bodies[ST_NBODIES];
 	char host[512];
 

@@ -22,6 +22,11 @@
  *                                      the bytes straight into the devices
  *                                      its user.famfs.map names, then
  *                                      user.famfs.commit (or not), close
+ *   policy SIZE PATH VALUE             user.famfs.policy VALUE on a new
+ *                                      pending file: bad values EINVAL
+ *                                      first, then VALUE, fallocate, the
+ *                                      policy again (EBUSY), commit; prints
+ *                                      the map (user.famfs.map)
  *   readbw PATH [BS]                   sequential read() GB/s
  *   mmapbw PATH PASSES                 memcpy from an mmap, GB/s per pass
  *   memcpybw PATH                      memcpy of PATH's bytes straight from
@@ -422,6 +427,49 @@ static int cmd_ingest(uint64_t seed, uint64_t size, const char *path,
 	return 0;
 }
 
+static int cmd_policy(uint64_t size, const char *path, const char *value)
+{
+	static const char *const bad[] = { "chunk=3", "strips=65", "chunk=",
+		"size=2097152", "chunk=2097152x", "chunk=2199023255552" };
+	int fd = open(path, O_CREAT | O_EXCL | O_RDWR, 0640);
+	char js[65536];
+	ssize_t n;
+
+	if (fd < 0)
+		return fail("create", path);
+	if (fsetxattr(fd, "user.famfs.pending", "1", 1, 0))
+		return fail("set user.famfs.pending", path);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (fsetxattr(fd, "user.famfs.policy", bad[i], strlen(bad[i]), 0) == 0 ||
+		    errno != EINVAL) {
+			fprintf(stderr, "testutil: policy '%s' not refused with EINVAL\n",
+				bad[i]);
+			return 1;
+		}
+	if (fsetxattr(fd, "user.famfs.policy", value, strlen(value), 0))
+		return fail("set user.famfs.policy", path);
+	if (fallocate(fd, 0, 0, (off_t)size))
+		return fail("fallocate", path);
+	if (fsetxattr(fd, "user.famfs.policy", value, strlen(value), 0) == 0 ||
+	    errno != EBUSY) {
+		fprintf(stderr, "testutil: policy after fallocate not EBUSY\n");
+		return 1;
+	}
+	if (fsetxattr(fd, "user.famfs.commit", "1", 1, 0))
+		return fail("set user.famfs.commit", path);
+	n = fgetxattr(fd, "user.famfs.map", js, sizeof(js) - 1);
+	if (n < 0)
+		return fail("get user.famfs.map", path);
+	js[n] = '\0';
+	printf("%s\n", js);
+	if (fsetxattr(fd, "user.famfs.policy", value, strlen(value), 0) == 0 ||
+	    errno != EINVAL) {
+		fprintf(stderr, "testutil: policy on a committed file not EINVAL\n");
+		return 1;
+	}
+	return close(fd) ? fail("close", path) : 0;
+}
+
 static int cmd_readbw(const char *path, size_t bs)
 {
 	uint8_t *buf = aligned_alloc(4096, bs);
@@ -590,6 +638,8 @@ int main(int argc, char **argv)
 		return cmd_mountq(argv[2]);
 	if (!strcmp(c, "ingest") && argc == 6)
 		return cmd_ingest(num(argv[2]), num(argv[3]), argv[4], argv[5]);
+	if (!strcmp(c, "policy") && argc == 5)
+		return cmd_policy(num(argv[2]), argv[3], argv[4]);
 	if (!strcmp(c, "readbw") && argc >= 3)
 		return cmd_readbw(argv[2], argc > 3 ? num(argv[3]) : BUF_SIZE);
 	if (!strcmp(c, "mmapbw") && argc == 4)

@@ -2,7 +2,8 @@
 # fuse_ingest_explicit_commit: a file marked user.famfs.pending commits only
 # on user.famfs.commit (bytes written straight into device memory after a
 # fallocate are kept and reach the client); one closed without it is
-# discarded: no log entry, no name, its space back.
+# discarded: no log entry, no name, its space back. user.famfs.policy
+# gives a pending file its interleave.
 # usage: ingest_commit.sh FAMFS_FUSED FAMFS_CLI TESTUTIL
 FUSED=$1 CLI=$2 UTIL=$3
 . "$(dirname "$0")/lib.sh"
@@ -26,6 +27,16 @@ entries=$("$CLI" log -o json $DEVS | grep -c '"seq"')
 grep -q "dropped released without user.famfs.commit: discarded" "$T/master.log" ||
 	die "discard not reported"
 ok "closed without commit: discarded, nothing in the log"
+
+# user.famfs.policy: one file's interleave, set before its space is
+# reserved (a dataset's interleave through the master mount)
+map=$("$UTIL" policy 9000000 "$M/striped" "chunk=4194304 strips=2") || die "policy: $map"
+echo "$map" | grep -q '"chunk":4194304' || die "chunk not honoured: $map"
+echo "$map" | grep -q '"nstrips":2' || die "strips not honoured: $map"
+map=$("$UTIL" policy 9000000 "$M/striped2" "strips=1") || die "policy: $map"
+echo "$map" | grep -q '"extents"' || die "one strip is not one extent: $map"
+rm "$M/striped" "$M/striped2"
+ok "user.famfs.policy sets a pending file's interleave; bad values EINVAL, late EBUSY"
 
 "$UTIL" write 23 1000 "$M/plain" seq || die "plain write"
 rm "$M/kept" "$M/plain"

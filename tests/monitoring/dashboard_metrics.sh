@@ -25,7 +25,7 @@ api POST /v1/interleave-sets '{"name":"set0","devices":["emul0","emul1"]}'; expe
 api POST /v1/filesystems '{"name":"fs0","set":"set0","log_size":"4MiB"}'; expect 201
 mkdir -p "$T/src"
 head -c 300000 /dev/urandom >"$T/src/data"
-run_job '{"kind":"ingest","params":{"filesystem":"fs0","source":"'"$T/src"'","dest":"/in"}}'
+run_job '{"kind":"ingest","params":{"dataset":"in","filesystem":"fs0","source":"'"$T/src"'","dest":"/in"}}'
 [ "$JOB_STATE" = succeeded ] || fail "ingest: $BODY"
 hold_client_slot lagclient "$T/dev0" "$T/dev1"
 api POST /v1/files '{"filesystem":"fs0","path":"/after","size":"4KiB"}'; expect 201

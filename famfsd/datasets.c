@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Datasets' rows: see datasets.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datasets.h"
+#include "famfsd.h"
+#include "log.h"
+#include "store/store.h"
+
+/* Run @st to its end and finalize it; 0 or -EIO. */
+static int run(sqlite3_stmt *st)
+{
+	int rc = st ? sqlite3_step(st) : SQLITE_ERROR;
+
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+int dataset_begin(struct dataset_spec *d)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	famfsd_lock();
+	st = store_prep(famfsd.db,
+		"INSERT INTO datasets (name, filesystem, source, dest, state, "
+		"chunk, strips, keep, created) VALUES (?1, ?2, ?3, ?4, "
+		"'ingesting', ?5, ?6, ?8, ?7) ON CONFLICT (name) DO UPDATE SET "
+		"filesystem=?2, source=?3, dest=?4, chunk=?5, strips=?6, "
+		"keep=?8, state=CASE WHEN generation > 0 THEN 'refreshing' "
+		"ELSE 'ingesting' END RETURNING generation");
+	if (st) {
+		store_bind_text(st, 1, d->name);
+		store_bind_text(st, 2, d->filesystem);
+		store_bind_text(st, 3, d->source);
+		store_bind_text(st, 4, d->dest);
+		sqlite3_bind_int64(st, 5, (int64_t)d->chunk);
+		sqlite3_bind_int64(st, 6, d->strips);
+		sqlite3_bind_int64(st, 7, store_now());
+		sqlite3_bind_int64(st, 8, d->keep);
+	}
+	d->serving = st && sqlite3_step(st) ==
+		SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	r = run(st);
+	if (d->serving < 0)
+		r = -EIO;
+	famfsd_unlock();
+	if (r)
+		log_warn("dataset %s: cannot record its ingest (job %lld): %s",
+			 d->name, (long long)d->job, sqlite3_errmsg(famfsd.db));
+	return r;
+}
+
+/* The generation rows: the new one serves; the one before it is kept at
+ * @retired, or gone (NULL: the tree was updated in place).
+ */
+static int add_generation(const struct dataset_spec *d, const char *path,
+			  const char *retired, const struct source_summary *s)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db,
+		"UPDATE dataset_generations SET state=iif(?2 IS NULL, "
+		"'removed', 'kept'), path=coalesce(?2, path) "
+		"WHERE dataset=?1 AND state='serving'");
+
+	store_bind_text(st, 1, d->name);
+	store_bind_text(st, 2, retired);
+	if (run(st))
+		return -EIO;
+	st = store_prep(famfsd.db,
+		"INSERT INTO dataset_generations (dataset, generation, path, "
+		"state, job, files, bytes, digest, created) SELECT name, "
+		"generation, ?2, 'serving', ?3, ?4, ?5, ?6, ?7 FROM datasets "
+		"WHERE name=?1");
+	if (st) {
+		store_bind_text(st, 1, d->name);
+		store_bind_text(st, 2, path);
+		sqlite3_bind_int64(st, 3, d->job);
+		sqlite3_bind_int64(st, 4, (int64_t)s->files);
+		sqlite3_bind_int64(st, 5, (int64_t)s->bytes);
+		store_bind_text(st, 6, s->digest);
+		sqlite3_bind_int64(st, 7, store_now());
+	}
+	return run(st);
+}
+
+static int record_success(const struct dataset_spec *d, const char *path,
+			  const char *retired,
+			  const struct source_summary *s, int64_t ms,
+			  const unsigned char *buf, size_t len)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db,
+		"UPDATE datasets SET generation=generation+1, state='ready', "
+		"job=?2, files=?3, dirs=?4, symlinks=?5, bytes=?6, digest=?7, "
+		"entries=?8, refreshed=?9, duration_ms=?10, last_error='' "
+		"WHERE name=?1");
+
+	if (!st)
+		return -EIO;
+	store_bind_text(st, 1, d->name);
+	sqlite3_bind_int64(st, 2, d->job);
+	sqlite3_bind_int64(st, 3, (int64_t)s->files);
+	sqlite3_bind_int64(st, 4, (int64_t)s->dirs);
+	sqlite3_bind_int64(st, 5, (int64_t)s->symlinks);
+	sqlite3_bind_int64(st, 6, (int64_t)s->bytes);
+	store_bind_text(st, 7, s->digest);
+	sqlite3_bind_blob64(st, 8, buf, len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 9, store_now());
+	sqlite3_bind_int64(st, 10, ms);
+	if (run(st) || sqlite3_changes(famfsd.db) != 1)
+		return -EIO;
+	return add_generation(d, path, retired, s);
+}
+
+int dataset_succeeded(const struct dataset_spec *d, const char *path,
+		      const char *retired, const struct source_summary *s,
+		      int64_t duration_ms)
+{
+	unsigned char *buf;
+	size_t len;
+	int r;
+
+	if (source_summary_pack(s, &buf, &len))
+		return -ENOMEM;
+	famfsd_lock();
+	r = store_begin(famfsd.db);
+	if (!r) {
+		r = record_success(d, path, retired, s, duration_ms, buf, len);
+		if (r)
+			store_rollback(famfsd.db);
+		else
+			r = store_commit(famfsd.db) ? -EIO : 0;
+	}
+	if (r)
+		log_warn("dataset %s: cannot record generation of job %lld: %s",
+			 d->name, (long long)d->job, sqlite3_errmsg(famfsd.db));
+	else
+		store_event(famfsd.db, "info", "datasets", "dataset %s: job %lld "
+			    "made a new generation (%llu files, %llu bytes)",
+			    d->name, (long long)d->job,
+			    (unsigned long long)s->files,
+			    (unsigned long long)s->bytes);
+	famfsd_unlock();
+	free(buf);
+	return r;
+}
+
+void dataset_failed(const struct dataset_spec *d, const char *error)
+{
+	sqlite3_stmt *st;
+
+	famfsd_lock();
+	st = store_prep(famfsd.db,
+		"UPDATE datasets SET failures=failures+1, last_error=?2, "
+		"state=CASE WHEN generation > 0 THEN 'ready' ELSE 'failed' END "
+		"WHERE name=?1");
+	store_bind_text(st, 1, d->name);
+	store_bind_text(st, 2, error);
+	if (run(st))
+		log_warn("dataset %s: cannot record the failure of job %lld",
+			 d->name, (long long)d->job);
+	store_event(famfsd.db, "warning", "datasets", "dataset %s: job %lld "
+		    "failed: %s", d->name, (long long)d->job, error);
+	famfsd_unlock();
+}
+
+int dataset_expired(const struct dataset_spec *d, long long *gen,
+		    char *path, size_t len)
+{
+	sqlite3_stmt *st;
+	int found = 0;
+
+	famfsd_lock();
+	st = store_prep(famfsd.db, "SELECT generation, path FROM "
+		"dataset_generations WHERE dataset=?1 AND state='kept' "
+		"ORDER BY generation DESC LIMIT -1 OFFSET ?2");
+	if (st) {
+		store_bind_text(st, 1, d->name);
+		sqlite3_bind_int64(st, 2, d->keep);
+	}
+	while (st && sqlite3_step(st) == SQLITE_ROW) {  /* the oldest */
+		*gen = sqlite3_column_int64(st, 0);
+		snprintf(path, len, "%s", (const char *)sqlite3_column_text(st, 1));
+		found = 1;
+	}
+	sqlite3_finalize(st);
+	famfsd_unlock();
+	return found;
+}
+
+void dataset_removed(const struct dataset_spec *d, long long gen)
+{
+	sqlite3_stmt *st;
+
+	famfsd_lock();
+	st = store_prep(famfsd.db, "UPDATE dataset_generations SET "
+			"state='removed' WHERE dataset=?1 AND generation=?2");
+	if (st) {
+		store_bind_text(st, 1, d->name);
+		sqlite3_bind_int64(st, 2, gen);
+	}
+	run(st);
+	famfsd_unlock();
+}
+
+void dataset_stopped(const struct dataset_spec *d)
+{
+	sqlite3_stmt *st;
+
+	famfsd_lock();
+	st = store_prep(famfsd.db, "UPDATE datasets SET state=CASE WHEN "
+			"generation > 0 THEN 'ready' ELSE 'failed' END WHERE name=?1");
+	store_bind_text(st, 1, d->name);
+	run(st);
+	famfsd_unlock();
+}
+
+int dataset_summary(const char *name, struct source_summary *s)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db,
+		"SELECT entries FROM datasets WHERE name=? AND entries IS NOT NULL");
+	int r = -ENOENT;
+
+	if (!st)
+		return -EIO;
+	store_bind_text(st, 1, name);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		r = source_summary_unpack(sqlite3_column_blob(st, 0),
+					  (size_t)sqlite3_column_bytes(st, 0), s) ?
+		    -EIO : 0;
+	sqlite3_finalize(st);
+	return r;
+}
+
+int dataset_undo_target(const char *name, struct dataset_undo *u)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db,
+		"SELECT d.filesystem, d.dest, d.generation, g.generation, g.path "
+		"FROM datasets d LEFT JOIN dataset_generations g ON "
+		"g.dataset = d.name AND g.state = 'kept' WHERE d.name = ? "
+		"ORDER BY g.generation DESC LIMIT 1");
+	int r = -ENOENT;
+
+	if (!st)
+		return -EIO;
+	store_bind_text(st, 1, name);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(u->filesystem, sizeof(u->filesystem), "%s",
+			 (const char *)sqlite3_column_text(st, 0));
+		snprintf(u->dest, sizeof(u->dest), "%s",
+			 (const char *)sqlite3_column_text(st, 1));
+		u->serving = sqlite3_column_int64(st, 2);
+		r = sqlite3_column_type(st, 3) == SQLITE_NULL ? -ESRCH : 0;
+		u->kept = sqlite3_column_int64(st, 3);
+		snprintf(u->kept_path, sizeof(u->kept_path), "%s",
+			 r ? "" : (const char *)sqlite3_column_text(st, 4));
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+static int record_undo(const char *name, const struct dataset_undo *u,
+		       const char *retired)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db,
+		"UPDATE dataset_generations SET state='kept', path=?3 "
+		"WHERE dataset=?1 AND generation=?2");
+
+	store_bind_text(st, 1, name);
+	sqlite3_bind_int64(st, 2, u->serving);
+	store_bind_text(st, 3, retired);
+	if (run(st))
+		return -EIO;
+	st = store_prep(famfsd.db, "UPDATE dataset_generations SET "
+			"state='serving', path=?3 WHERE dataset=?1 AND generation=?2");
+	store_bind_text(st, 1, name);
+	sqlite3_bind_int64(st, 2, u->kept);
+	store_bind_text(st, 3, u->dest);
+	if (run(st))
+		return -EIO;
+	/* files, bytes and digest of the generation that serves; the
+	 * stored list stays the last ingested source's (drift compares
+	 * with what was ingested last: an undo sticks until it changes)
+	 */
+	st = store_prep(famfsd.db, "UPDATE datasets SET (generation, job, "
+		"files, bytes, digest) = (SELECT generation, job, files, bytes, "
+		"digest FROM dataset_generations WHERE dataset=?1 AND "
+		"generation=?2) WHERE name=?1");
+	store_bind_text(st, 1, name);
+	sqlite3_bind_int64(st, 2, u->kept);
+	return run(st);
+}
+
+int dataset_undone(const char *name, const struct dataset_undo *u,
+		   const char *retired)
+{
+	int r;
+
+	famfsd_lock();
+	r = store_begin(famfsd.db);
+	if (!r) {
+		r = record_undo(name, u, retired);
+		if (r)
+			store_rollback(famfsd.db);
+		else
+			r = store_commit(famfsd.db) ? -EIO : 0;
+	}
+	if (!r)
+		store_event(famfsd.db, "info", "datasets", "dataset %s: generation "
+			    "%lld serves again (undo of %lld)", name, u->kept,
+			    u->serving);
+	famfsd_unlock();
+	return r;
+}
+
+/* Label values here are names ([A-Za-z0-9._-]): nothing to escape. */
+void dataset_metrics(FILE *f)
+{
+	static const struct { const char *name, *type, *help, *col; } m[] = {
+		{ "famfs_dataset_generation", "gauge",
+		  "The generation of each dataset that serves (0: none yet).",
+		  "generation" },
+		{ "famfs_dataset_bytes", "gauge",
+		  "Bytes of the dataset's source as last ingested.", "bytes" },
+		{ "famfs_dataset_files", "gauge",
+		  "Regular files of the dataset's source as last ingested.",
+		  "files" },
+		{ "famfs_dataset_last_refresh_timestamp_seconds", "gauge",
+		  "Unix time the dataset's last successful ingest ended "
+		  "(0: never).", "coalesce(refreshed, 0)" },
+		{ "famfs_dataset_last_refresh_duration_seconds", "gauge",
+		  "How long the dataset's last successful ingest took.",
+		  "duration_ms / 1000.0" },
+		{ "famfs_dataset_refresh_failures_total", "counter",
+		  "Ingests of the dataset that failed.", "failures" },
+	};
+	char sql[256];
+
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		sqlite3_stmt *st;
+
+		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", m[i].name, m[i].help,
+			m[i].name, m[i].type);
+		snprintf(sql, sizeof(sql), "SELECT name, filesystem, %s FROM "
+			 "datasets ORDER BY name", m[i].col);
+		st = store_prep(famfsd.db, sql);
+		while (st && sqlite3_step(st) == SQLITE_ROW)
+			fprintf(f, "%s{dataset=\"%s\",fs=\"%s\"} %s\n", m[i].name,
+				(const char *)sqlite3_column_text(st, 0),
+				(const char *)sqlite3_column_text(st, 1),
+				(const char *)sqlite3_column_text(st, 2));
+		sqlite3_finalize(st);
+	}
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Datasets (schemas/sql/0004_datasets.sql): what an ingest job given
+ * params.dataset made, and the source summary it ingested, so that a
+ * changed source is seen. The ingest job records (dataset_begin() at its
+ * start, dataset_succeeded() or dataset_failed() at its end); the API
+ * (api/datasets.c) and /metrics read. Every function here takes the
+ * state lock itself unless it says otherwise.
+ */
+#ifndef FAMFSD_DATASETS_H
+#define FAMFSD_DATASETS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "source_summary.h"
+
+struct dataset_spec {
+	const char *name, *filesystem, *source, *dest;
+	uint64_t chunk;       /* 0: policy default */
+	unsigned strips;      /* 0: policy default */
+	unsigned keep;        /* previous generations kept (generation.h) */
+	int64_t job;
+	long long serving;    /* set by dataset_begin(): 0 or the generation
+			       * that serves */
+};
+
+/*
+ * dataset_begin() - an ingest of @d starts: the row is made (state
+ * ingesting) or marked refreshing, its source, destination and policy
+ * as the job has them; d->serving gets the generation that serves. 0,
+ * or -EIO (logged).
+ */
+int dataset_begin(struct dataset_spec *d);
+
+/*
+ * dataset_succeeded() - the job made generation N+1 of @d at @path from
+ * the source summarised in @s (taken before the copy, so that a change
+ * made during it shows next time); it serves now. The one that served is
+ * kept at @retired, or (NULL: updated in place) gone. @duration_ms: the
+ * job's. 0, or -EIO (logged).
+ */
+int dataset_succeeded(const struct dataset_spec *d, const char *path,
+		      const char *retired, const struct source_summary *s,
+		      int64_t duration_ms);
+
+/*
+ * dataset_expired() - the oldest kept generation of @d beyond its newest
+ * d->keep: 1 with its number and path, 0 when there is none.
+ * dataset_removed() marks it gone once its tree is removed.
+ */
+int dataset_expired(const struct dataset_spec *d, long long *gen,
+		    char *path, size_t len);
+void dataset_removed(const struct dataset_spec *d, long long gen);
+
+/* The ingest of @d failed with @error: counted; what serves is kept.
+ * dataset_stopped(): cancelled, or stopped by famfsd's shutdown (then
+ * resumed at the next start): not a failure, the state only.
+ */
+void dataset_failed(const struct dataset_spec *d, const char *error);
+void dataset_stopped(const struct dataset_spec *d);
+
+/*
+ * dataset_summary() - the summary last ingested for @name (state lock
+ * held). 0 with @s filled (source_summary_free() it), -ENOENT without
+ * one, -EIO if the stored list cannot be read.
+ */
+int dataset_summary(const char *name, struct source_summary *s);
+
+/* What `rollout undo` switches: the generation that serves and the newest
+ * kept one.
+ */
+struct dataset_undo {
+	char filesystem[128], dest[4096], kept_path[4096];
+	long long serving, kept;
+};
+
+/*
+ * dataset_undo_target() - fill @u for dataset @name (state lock held).
+ * 0; -ENOENT without such a dataset, -ESRCH without a kept generation.
+ */
+int dataset_undo_target(const char *name, struct dataset_undo *u);
+
+/*
+ * dataset_undone() - generation u->kept serves again at u->dest, the one
+ * that served is kept at @retired. Takes the lock. 0 or -EIO.
+ */
+int dataset_undone(const char *name, const struct dataset_undo *u,
+		   const char *retired);
+
+/* The famfs_dataset_* series on @f (state lock held, for reading). */
+void dataset_metrics(FILE *f);
+
+#endif

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The "dataset_undo" job (`famfs-cli rollout undo dataset NAME`): the
+ * newest kept generation of a dataset serves again, switched with the
+ * one that serves in one exchange, as a refresh switches
+ * (jobs/generation.h); the one that served is kept in its place.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "datasets.h"
+#include "famfsd.h"
+#include "jobs/generation.h"
+#include "jobs/jobs.h"
+
+static int undo_validate(json_object *params, char *why, size_t whylen)
+{
+	struct dataset_undo u;
+	json_object *v;
+	const char *name;
+	int r;
+
+	json_object_object_foreach(params, key, val) {
+		(void)val;
+		if (strcmp(key, "dataset")) {
+			snprintf(why, whylen, "params.%s: unknown field", key);
+			return -EINVAL;
+		}
+	}
+	if (!json_object_object_get_ex(params, "dataset", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    !api_name_valid(name = json_object_get_string(v))) {
+		snprintf(why, whylen, "params.dataset: a dataset's name is required");
+		return -EINVAL;
+	}
+	if (!gen_switch_supported()) {
+		snprintf(why, whylen, "this famfsd's libfamfs cannot switch "
+			 "generations (no directory exchange)");
+		return -EINVAL;
+	}
+	r = dataset_undo_target(name, &u);
+	if (r == -ENOENT)
+		snprintf(why, whylen, "no dataset '%s'", name);
+	else if (r == -ESRCH)
+		snprintf(why, whylen, "dataset %s keeps no previous generation "
+			 "(generation %lld serves)", name, u.serving);
+	else if (r)
+		snprintf(why, whylen, "dataset %s cannot be read", name);
+	return r ? -EINVAL : 0;
+}
+
+static int undo_run(struct job *j)
+{
+	const char *name = json_object_get_string(json_object_object_get(
+		job_params(j), "dataset"));
+	char retired[4200], why[1024];
+	struct dataset_undo u;
+	bool switched;
+	int r;
+
+	famfsd_lock();
+	r = dataset_undo_target(name, &u);
+	famfsd_unlock();
+	if (r) {
+		job_set_error(j, "dataset %s: %s", name, r == -ESRCH ?
+			      "no previous generation kept" : "not found");
+		return r;
+	}
+	gen_retired_path(retired, sizeof(retired), name, u.serving);
+	r = gen_switch(j, u.filesystem, u.kept_path, u.dest, retired,
+		       &switched, why, sizeof(why));
+	if (!switched) {
+		job_set_error(j, "cannot switch back to generation %lld: %s",
+			      u.kept, why);
+		return r;
+	}
+	if (r)
+		job_set_error(j, "switched back to generation %lld: %s", u.kept,
+			      why);
+	if (dataset_undone(name, &u, r ? u.kept_path : retired)) {
+		job_set_error(j, "switched back to generation %lld, but it could "
+			      "not be recorded (see famfsd's log)", u.kept);
+		r = -EIO;
+	}
+	jobs_progress(j, 0, 0, 1, 1);
+	return r;
+}
+
+const struct job_kind job_kind_dataset_undo = {
+	.name = "dataset_undo",
+	.validate = undo_validate,
+	.run = undo_run,
+	.resumable = false,
+};

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * A dataset's generations: see generation.h. Every step goes through the
+ * FUSE master mount when this host has one (its server writes the log),
+ * else through famfsd's own master handle, as the ingest job's copy does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "famfs.h"
+#include "jobs/generation.h"
+#include "jobs/jobs.h"
+
+bool gen_switch_supported(void)
+{
+#ifdef FAMFS_RENAME_EXCHANGE
+	return true;
+#else
+	return false;
+#endif
+}
+
+void gen_staging_path(char *buf, size_t len, const char *name, long long gen)
+{
+	snprintf(buf, len, GEN_STAGING_DIR "/%s.%lld", name, gen);
+}
+
+void gen_retired_path(char *buf, size_t len, const char *name, long long gen)
+{
+	snprintf(buf, len, GEN_RETIRED_DIR "/%s.%lld", name, gen);
+}
+
+/* The mount's path of @path, when this host has a FUSE master mount. */
+static bool via_mount(const char *fsname, const char *path, char *out,
+		      size_t len)
+{
+	char mnt[4096];
+
+	if (job_master_mount_path(fsname, mnt, sizeof(mnt)))
+		return false;
+	snprintf(out, len, "%s%s", mnt, path);
+	return true;
+}
+
+static int fail(char *why, size_t len, int r, const char *what,
+		const char *path, const char *msg)
+{
+	snprintf(why, len, "%s %s: %s", what, path, msg ? msg : strerror(-r));
+	return r;
+}
+
+#ifdef FAMFS_RENAME_EXCHANGE
+/* famfsd's master handle for one step; NULL with @why. */
+static struct famfs_fs *hold(struct job *j, const char *fsname, int *r,
+			     char *why, size_t len)
+{
+	struct famfs_fs *fs = job_hold_master(j, fsname, r, why, len);
+
+	if (!fs && !*r)
+		*r = -EIO;
+	return fs;
+}
+#endif
+
+static int mkdir_one(struct job *j, const char *fsname, const char *path,
+		     char *why, size_t len)
+{
+	char p[4200];
+	int r;
+
+	if (via_mount(fsname, path, p, sizeof(p))) {
+		r = mkdir(p, 0700) && errno != EEXIST ? -errno : 0;
+		return r ? fail(why, len, r, "mkdir", path, NULL) : 0;
+	}
+#ifdef FAMFS_RENAME_EXCHANGE
+	struct famfs_err e = { 0 };
+	struct famfs_fs *fs = hold(j, fsname, &r, why, len);
+
+	if (!fs)
+		return r;
+	r = famfs_mkdir(fs, path, 0700, 0, 0, &e);
+	job_release_master(j);
+	return r && r != -EEXIST ? fail(why, len, r, "mkdir", path, e.msg) : 0;
+#else
+	(void)j;
+	return fail(why, len, -EOPNOTSUPP, "mkdir", path, NULL);
+#endif
+}
+
+int gen_prepare(struct job *j, const char *fsname, char *why, size_t len)
+{
+	int r = mkdir_one(j, fsname, GEN_STAGING_DIR, why, len);
+
+	return r ? r : mkdir_one(j, fsname, GEN_RETIRED_DIR, why, len);
+}
+
+/* rename(2) of @from to @to in @fsname, with renameat2() @mflags through
+ * the mount or famfs_rename() @lflags.
+ */
+static int rename_one(struct job *j, const char *fsname, const char *from,
+		      const char *to, unsigned mflags, unsigned lflags,
+		      char *why, size_t len)
+{
+	char a[4200], b[4200];
+	int r;
+
+	if (via_mount(fsname, from, a, sizeof(a)) &&
+	    via_mount(fsname, to, b, sizeof(b))) {
+		r = renameat2(AT_FDCWD, a, AT_FDCWD, b, mflags) ? -errno : 0;
+		return r ? fail(why, len, r, "rename", from, NULL) : 0;
+	}
+#ifdef FAMFS_RENAME_EXCHANGE
+	struct famfs_err e = { 0 };
+	struct famfs_fs *fs = hold(j, fsname, &r, why, len);
+
+	if (!fs)
+		return r;
+	r = famfs_rename(fs, from, to, lflags, &e);
+	job_release_master(j);
+	return r ? fail(why, len, r, "rename", from, e.msg) : 0;
+#else
+	(void)j;
+	(void)lflags;
+	return fail(why, len, -EOPNOTSUPP, "rename", from, NULL);
+#endif
+}
+
+int gen_switch(struct job *j, const char *fsname, const char *staging,
+	       const char *dest, const char *retired, bool *switched,
+	       char *why, size_t len)
+{
+	int r;
+
+	*switched = false;
+#ifdef FAMFS_RENAME_EXCHANGE
+	r = rename_one(j, fsname, staging, dest, RENAME_EXCHANGE,
+		       FAMFS_RENAME_EXCHANGE, why, len);
+#else
+	(void)dest;
+	r = fail(why, len, -EOPNOTSUPP, "exchange", staging,
+		 "this libfamfs has no directory exchange");
+#endif
+	if (r)
+		return r;
+	*switched = true;
+	return rename_one(j, fsname, staging, retired, RENAME_NOREPLACE,
+			  FAMFS_RENAME_NOREPLACE, why, len);
+}
+
+static int unlink_entry(const char *p, const struct stat *st, int type,
+			struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	return (type == FTW_DP ? rmdir(p) : unlink(p)) ? -errno : 0;
+}
+
+int gen_remove(struct job *j, const char *fsname, const char *path,
+	       char *why, size_t len)
+{
+	char p[4200];
+	int r;
+
+	if (via_mount(fsname, path, p, sizeof(p))) {
+		/* famfs-fused removes a tree in batches of deletes; one
+		 * without that (ENOTSUP) one name at a time
+		 */
+		r = setxattr(p, "user.famfs.remove_tree", "1", 1, 0) ? -errno : 0;
+		if (r == -ENOTSUP)
+			r = nftw(p, unlink_entry, 16, FTW_DEPTH | FTW_PHYS);
+		if (r > 0)
+			r = -EIO;
+		return r && r != -ENOENT ? fail(why, len, r, "remove", path,
+						NULL) : 0;
+	}
+#ifdef FAMFS_RENAME_EXCHANGE
+	struct famfs_err e = { 0 };
+	struct famfs_fs *fs = hold(j, fsname, &r, why, len);
+
+	if (!fs)
+		return r;
+	int64_t n = famfs_remove_tree(fs, path, &e);
+
+	job_release_master(j);
+	r = n < 0 ? (int)n : 0;
+	return r && r != -ENOENT ? fail(why, len, r, "remove", path, e.msg) : 0;
+#else
+	(void)j;
+	return fail(why, len, -EOPNOTSUPP, "remove", path, NULL);
+#endif
+}
