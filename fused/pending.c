@@ -50,7 +50,12 @@ void pend_maybe_free(struct pfile *pf)
 		free(pf->map);
 		pf->map = NULL;
 	}
-	if (pf->opens || pf->nlookup || !(pf->committed_ino || pf->unlinked))
+	/* a committed file's kernel references need no record when its
+	 * number is in inomap.c (their forgets find none); an alias of an
+	 * O_TRUNC replacement stays until the kernel forgets it
+	 */
+	if (pf->opens || !(pf->committed_ino || pf->unlinked) ||
+	    (pf->nlookup && !(pf->mapped && !pf->replaced_ino)))
 		return;
 	for (struct pfile **pp = ino_bucket(pf->ino); *pp; pp = &(*pp)->ino_next)
 		if (*pp == pf) {
@@ -326,6 +331,8 @@ static int commit(struct pfile *pf)
 				   ent.ino)) {
 		fused_log("%s: out of memory: its inode number changes", path);
 		fused_notify_entry(pf->parent, pf->name);
+	} else if (!r) {
+		pf->mapped = true;
 	}
 	if (!r && pf->atime_set) {
 		struct famfs_setattr sa = { .valid = FAMFS_SETATTR_ATIME,
