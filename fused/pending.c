@@ -5,8 +5,10 @@
  * a reservation (famfs_alloc) that grows by appended extents while it is
  * written, and attributes that setattr changes. At the last release it is
  * trimmed to its final size and committed to the log (famfs_commit_file);
- * only then do clients see it. Locks: pend_mu (the table, open counts,
- * attributes) before pf->mu (map and size) before the fs lock.
+ * only then do clients see it; it keeps its provisional number on the
+ * master (inomap.c) and its record goes at its last close. Locks: pend_mu
+ * (the table, open counts, attributes) before pf->mu (map and size)
+ * before the fs lock.
  */
 #include <errno.h>
 #include <stdlib.h>
