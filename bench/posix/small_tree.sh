@@ -7,7 +7,7 @@
 # emulated device in /dev/shm. In each round, on both mounts, each pair
 # back to back (which mount goes first alternates): `tar x` of the tree,
 # `cp -a` of it (from /dev/shm), and CREATES empty files made with
-# open(O_CREAT) + close, in 4 batches of CREATES/4 in a directory each,
+# open(O_CREAT) + close, in 10 batches of CREATES/10 in a directory each,
 # the mounts taking turns (creates/s). ratio = passthrough s / famfs s
 # per round (> 1: famfs faster); the median of the rounds is the figure.
 # Goal >= 0.9.
@@ -77,19 +77,19 @@ pair() {
 tar_x() { mkdir "$T/$2/tar$1" && secs tar xf "$T/tree.tar" -C "$T/$2/tar$1"; }
 cp_a() { secs cp -a "$T/src" "$T/$2/cp$1"; }
 # work ROUND FIRST SECOND: the three timings, each pair back to back, as
-# "tar_famfs tar_pt cp_famfs cp_pt cr_famfs cr_pt". The creates run in 4
+# "tar_famfs tar_pt cp_famfs cp_pt cr_famfs cr_pt". The creates run in 10
 # batches, the mounts taking turns: a load spike of a fraction of a
 # second hits one batch of one mount, not one mount's whole count.
 work() {
 	local r=$1 a=$2 b=$3 c fam pt i
 	echo "$(pair "$a" "$b" tar_x "$r") $(pair "$b" "$a" cp_a "$r")" \
-	     "$(fam=0; pt=0; for i in 1 2 3 4; do
+	     "$(fam=0; pt=0; for i in $(seq 10); do
 		c=$(pair "$a" "$b" creates_q "$r" "$i"); set -- $c
 		fam=$(echo "$fam + $1" | bc -l); pt=$(echo "$pt + $2" | bc -l); done
 		echo "$fam $pt")"
 }
-# creates_q ROUND BATCH MOUNT: a quarter of CREATES in MOUNT's round dir
-creates_q() { creates "$T/$3/cr$1/b$2" $((CREATES / 4)); }
+# creates_q ROUND BATCH MOUNT: a tenth of CREATES in MOUNT's round dir
+creates_q() { creates "$T/$3/cr$1/b$2" $((CREATES / 10)); }
 median() { sort -g | awk '{v[NR]=$1} END {printf "%.3f", (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 echo "# $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%F %H:%M UTC')"
 echo "# $FILES files ($(du -sb --apparent-size "$T/src" | cut -f1) bytes), $CREATES creates; ratio = passthrough_ll s / famfs s"
