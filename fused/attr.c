@@ -9,7 +9,8 @@
 
 #include "fused.h"
 
-void fused_attr_to_stat(const struct famfs_attr *a, struct stat *st)
+/* st_ino: the node's own number */
+static void stat_raw(const struct famfs_attr *a, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_ino = a->ino;
@@ -27,6 +28,14 @@ void fused_attr_to_stat(const struct famfs_attr *a, struct stat *st)
 	st->st_ctim.tv_nsec = (long)(a->ctime_ns % 1000000000ULL);
 	st->st_atim.tv_sec = (time_t)(a->atime_ns / 1000000000ULL);
 	st->st_atim.tv_nsec = (long)(a->atime_ns % 1000000000ULL);
+}
+
+void fused_attr_to_stat(const struct famfs_attr *a, struct stat *st)
+{
+	stat_raw(a, st);
+	/* only files have other numbers in the kernel (inomap.c) */
+	if (S_ISREG(a->mode))
+		st->st_ino = fused_inomap_kernel(a->ino);
 }
 
 int fused_node_stat(uint64_t ino, struct stat *st)
@@ -48,6 +57,16 @@ int fused_node_stat(uint64_t ino, struct stat *st)
 int fused_lookup_committed(uint64_t parent, const char *name,
 			   struct fuse_entry_param *e)
 {
+	int r = fused_lookup_committed_raw(parent, name, e);
+
+	if (!r && S_ISREG(e->attr.st_mode))
+		e->ino = e->attr.st_ino = fused_inomap_kernel(e->ino);
+	return r;
+}
+
+int fused_lookup_committed_raw(uint64_t parent, const char *name,
+			       struct fuse_entry_param *e)
+{
 	struct famfs_node *dir, *n = NULL;
 	struct famfs_attr a;
 	int r = 0;
@@ -66,10 +85,10 @@ int fused_lookup_committed(uint64_t parent, const char *name,
 	if (r)
 		return r;
 	memset(e, 0, sizeof(*e));
-	e->ino = a.ino;
 	e->attr_timeout = fused.entry_timeout;
 	e->entry_timeout = fused.entry_timeout;
-	fused_attr_to_stat(&a, &e->attr);
+	stat_raw(&a, &e->attr);
+	e->ino = a.ino;
 	return 0;
 }
 

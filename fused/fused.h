@@ -108,16 +108,34 @@ int64_t fused_put(const struct famfs_fmap *m, uint64_t off,
 /* main.c */
 void fused_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* attr.c: committed nodes, each under the fs read lock */
+/* attr.c: committed nodes, each under the fs read lock. st_ino and
+ * e->ino are the kernel's numbers (fused_inomap_kernel); _raw: the node's
+ * own (1 + seq), for libfamfs calls.
+ */
 void fused_attr_to_stat(const struct famfs_attr *a, struct stat *st);
 int fused_node_stat(uint64_t ino, struct stat *st);
 int fused_lookup_committed(uint64_t parent, const char *name,
 			   struct fuse_entry_param *e);
+int fused_lookup_committed_raw(uint64_t parent, const char *name,
+			       struct fuse_entry_param *e);
 /* "/dir/path/name" of @name in directory @parent. */
 int fused_child_path(uint64_t parent, const char *name, char *buf, size_t len);
 /* Find committed file @ino and hold it (NULL: gone, or a directory). */
 struct famfs_node *fused_hold_node(uint64_t ino);
 void fused_release_node(struct famfs_node *n);
+
+/* inomap.c (master): a committed file keeps the kernel inode number it
+ * had while pending (or that an O_TRUNC open replaced) for the mount's
+ * life. set: pair @kino with committed @cino (-1: out of memory, the file
+ * then shows its committed number); kernel: the number the kernel knows
+ * committed @cino by (@cino itself if none); committed: the node behind
+ * kernel number @kino, 0 if none; deleted: @cino is gone, drop its pair.
+ */
+int fused_inomap_set(uint64_t kino, uint64_t cino);
+uint64_t fused_inomap_kernel(uint64_t cino);
+uint64_t fused_inomap_committed(uint64_t kino);
+void fused_inomap_deleted(uint64_t cino);
+void fused_inomap_free_all(void);
 
 /* mapjson.c: the JSON behind the user.famfs.* xattrs (malloc'ed) */
 char *fused_map_json(const char *path, uint64_t size, uint64_t alloc_bytes,

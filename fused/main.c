@@ -345,6 +345,7 @@ int main(int argc, char **argv)
 	fuse_session_unmount(fused.se);
 	fused_ofiles_free_all();
 	fused_dirs_free_all();
+	fused_inomap_free_all();
 	fuse_remove_signal_handlers(fused.se);
 	fuse_session_destroy(fused.se);
 	famfs_close(fused.fs);

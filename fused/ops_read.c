@@ -103,12 +103,17 @@ static void op_forget_multi(fuse_req_t req, size_t count,
 
 static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	uint64_t target = resolve(ino);
 	struct stat st;
 	int r;
 
 	(void)fi;
-	ino = resolve(ino);
-	r = is_pending(ino) ? pend_getattr(ino, &st) : fused_node_stat(ino, &st);
+	r = is_pending(target) ? pend_getattr(target, &st) :
+	    fused_node_stat(target, &st);
+	/* the number the kernel asked by: an O_TRUNC replacement's own
+	 * provisional number is never shown (pending_trunc.c)
+	 */
+	st.st_ino = ino;
 	if (r)
 		fuse_reply_err(req, -r);
 	else
@@ -198,7 +203,8 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		d->e[0].mode = d->e[1].mode = S_IFDIR;
 		for (c = famfs_node_first_child(dir); c; c = famfs_node_next_sibling(c)) {
 			famfs_node_attr(c, &a);
-			snap_add(d, famfs_node_name(c), a.ino);
+			snap_add(d, famfs_node_name(c), S_ISREG(a.mode) ?
+				 fused_inomap_kernel(a.ino) : a.ino);
 			d->e[d->n - 1].mode = a.mode & S_IFMT;
 		}
 	}

@@ -247,6 +247,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	if (is_pending(ino)) {
 		r = pend_setattr(ino, attr, to_set, &out, &cino);
 		if (r || !cino) {
+			out.st_ino = kernel_ino;
 			if (r)
 				fuse_reply_err(req, -r);
 			else
@@ -357,7 +358,7 @@ static int remove_committed(uint64_t parent, const char *name, bool dir)
 	char path[FAMFS_PATH_MAX + 2];
 	struct fuse_entry_param e;
 	struct famfs_err err = { 0 };
-	int r = fused_lookup_committed(parent, name, &e);
+	int r = fused_lookup_committed_raw(parent, name, &e);
 
 	if (r)
 		return r;
@@ -371,6 +372,8 @@ static int remove_committed(uint64_t parent, const char *name, bool dir)
 	r = famfs_unlink(fused.fs, path, &err);
 	if (r && r != -ENOTEMPTY && r != -ENOENT)
 		fused_log("delete %s: %s", path, err.msg);
+	if (!r && !dir)
+		fused_inomap_deleted(e.ino);
 	return r;
 }
 

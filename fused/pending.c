@@ -5,8 +5,10 @@
  * a reservation (famfs_alloc) that grows by appended extents while it is
  * written, and attributes that setattr changes. At the last release it is
  * trimmed to its final size and committed to the log (famfs_commit_file);
- * only then do clients see it. Locks: pend_mu (the table, open counts,
- * attributes) before pf->mu (map and size) before the fs lock.
+ * only then do clients see it; it keeps its provisional number on the
+ * master (inomap.c) and its record goes at its last close. Locks: pend_mu
+ * (the table, open counts, attributes) before pf->mu (map and size)
+ * before the fs lock.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -50,7 +52,12 @@ void pend_maybe_free(struct pfile *pf)
 		free(pf->map);
 		pf->map = NULL;
 	}
-	if (pf->opens || pf->nlookup || !(pf->committed_ino || pf->unlinked))
+	/* a committed file's kernel references need no record when its
+	 * number is in inomap.c (their forgets find none); an alias of an
+	 * O_TRUNC replacement stays until the kernel forgets it
+	 */
+	if (pf->opens || !(pf->committed_ino || pf->unlinked) ||
+	    (pf->nlookup && !(pf->mapped && !pf->replaced_ino)))
 		return;
 	for (struct pfile **pp = ino_bucket(pf->ino); *pp; pp = &(*pp)->ino_next)
 		if (*pp == pf) {
@@ -142,6 +149,12 @@ int pend_lookup(uint64_t parent, const char *name, struct fuse_entry_param *e)
 		r = 0;
 	} else {
 		r = fused_lookup_committed(parent, name, e);
+		/* a committed file known by its provisional number: the
+		 * kernel's reference is counted where its forget arrives
+		 */
+		if (!r && (e->ino & FUSED_PENDING_INO) &&
+		    (pf = pend_find_ino(e->ino)))
+			pf->nlookup++;
 	}
 	pthread_mutex_unlock(&fused.pend_mu);
 	return r;
@@ -310,8 +323,19 @@ static int commit(struct pfile *pf)
 	}
 	free(pf->map);  /* the node holds its own copy; the space is its now */
 	pf->map = NULL;
-	r = fused_lookup_committed(pf->parent, pf->name, &ent);
+	r = fused_lookup_committed_raw(pf->parent, pf->name, &ent);
 	pf->committed_ino = r ? 1 : ent.ino;
+	/* the name keeps the inode number the kernel has for it: the
+	 * provisional one, or the one an O_TRUNC open replaced (inomap.c);
+	 * the kernel's dentry and inode stay valid, no notice needed
+	 */
+	if (!r && fused_inomap_set(pf->replaced_ino ? pf->replaced_ino : pf->ino,
+				   ent.ino)) {
+		fused_log("%s: out of memory: its inode number changes", path);
+		fused_notify_entry(pf->parent, pf->name);
+	} else if (!r) {
+		pf->mapped = true;
+	}
 	if (!r && pf->atime_set) {
 		struct famfs_setattr sa = { .valid = FAMFS_SETATTR_ATIME,
 					    .atime_ns = pf->atime_ns };
@@ -319,8 +343,6 @@ static int commit(struct pfile *pf)
 		if (famfs_setattr(fused.fs, ent.ino, &sa, &e))
 			fused_log("%s: atime not kept: %s", path, e.msg);
 	}
-	/* the kernel's dentry still names the provisional inode */
-	fused_notify_entry(pf->parent, pf->name);
 	return 0;
 }
 
@@ -408,7 +430,7 @@ static int move_pending(struct pfile *pf, uint64_t newparent,
 
 	if (victim == pf)
 		return 0;
-	if (fused_lookup_committed(newparent, newname, &tmp) == 0) {
+	if (fused_lookup_committed_raw(newparent, newname, &tmp) == 0) {
 		if (noreplace)
 			return -EEXIST;
 		if (S_ISDIR(tmp.attr.st_mode))
@@ -418,6 +440,7 @@ static int move_pending(struct pfile *pf, uint64_t newparent,
 			fused_log("rename onto %s: %s", newpath, e.msg);
 			return r;
 		}
+		fused_inomap_deleted(tmp.ino);
 	} else if (victim && noreplace) {
 		return -EEXIST;
 	}
@@ -444,16 +467,19 @@ static int move_committed(const char *oldpath, uint64_t newparent,
 {
 	struct pfile *victim = find_name(newparent, newname);
 	struct famfs_err e = { 0 };
-	struct fuse_entry_param tmp;
+	struct fuse_entry_param tmp, src;
+	uint64_t replaced = 0;
 	int r;
 
 	if (victim && noreplace)
 		return -EEXIST;
-	if (!noreplace && fused_lookup_committed(newparent, newname, &tmp) == 0 &&
-	    S_ISDIR(tmp.attr.st_mode))
-		for (struct pfile *p = fused.pend_live; p; p = p->live_next)
-			if (p->parent == tmp.attr.st_ino)
-				return -ENOTEMPTY;
+	if (!noreplace && fused_lookup_committed_raw(newparent, newname, &tmp) == 0) {
+		if (S_ISDIR(tmp.attr.st_mode))
+			for (struct pfile *p = fused.pend_live; p; p = p->live_next)
+				if (p->parent == tmp.attr.st_ino)
+					return -ENOTEMPTY;
+		replaced = tmp.ino;
+	}
 	r = famfs_rename(fused.fs, oldpath, newpath,
 			 noreplace ? FAMFS_RENAME_NOREPLACE : 0, &e);
 	if (r) {
@@ -461,6 +487,10 @@ static int move_committed(const char *oldpath, uint64_t newparent,
 			fused_log("rename %s -> %s: %s", oldpath, newpath, e.msg);
 		return r;
 	}
+	/* the file that had the new name is gone (not a rename onto itself) */
+	if (replaced && (fused_lookup_committed_raw(newparent, newname, &src) ||
+			 src.ino != replaced))
+		fused_inomap_deleted(replaced);
 	if (victim) {
 		live_unlink(victim);
 		victim->unlinked = true;
@@ -574,7 +604,7 @@ void pend_foreach_in(uint64_t dir, void (*fn)(void *, const char *, uint64_t),
 {
 	for (struct pfile *pf = fused.pend_live; pf; pf = pf->live_next)
 		if (pf->parent == dir)
-			fn(arg, pf->name, pf->ino);
+			fn(arg, pf->name, pf->replaced_ino ? pf->replaced_ino : pf->ino);
 }
 
 int pend_set_commit_mode(uint64_t ino, bool commit_now)

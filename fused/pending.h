@@ -20,6 +20,9 @@ struct pfile {
 	bool unlinked;            /* pend_mu: will never be committed */
 	bool explicit_commit;     /* pend_mu: user.famfs.pending was set */
 	uint64_t committed_ino;   /* pend_mu: nonzero once committed */
+	bool mapped;              /* pend_mu: committed, and the inode number
+				   * the kernel has is in inomap.c: nothing
+				   * needs this record once it is closed */
 	pthread_mutex_t mu;       /* map and size */
 	uint64_t size;
 	struct famfs_fmap *map;   /* NULL: nothing reserved yet */

@@ -99,6 +99,8 @@ int pend_replace(uint64_t ino, uint64_t kernel_ino, unsigned own_opens,
 		r = famfs_unlink(fused.fs, path, &e);
 		if (r)
 			fused_log("open(O_TRUNC) of %s: delete: %s", path, e.msg);
+		else
+			fused_inomap_deleted(ino);
 	}
 	if (!r) {
 		pf = pend_new_locked(parent, name, a.mode, a.uid, a.gid, true);
@@ -156,6 +158,13 @@ uint64_t pend_resolve(uint64_t ino)
 		if (pf) {
 			ino = pf->ino;
 			continue;
+		}
+		/* a committed file known by another number (inomap.c) */
+		uint64_t cino = fused_inomap_committed(ino);
+
+		if (cino) {
+			ino = cino;
+			break;
 		}
 		pf = is_pending(ino) ? pend_find_ino(ino) : NULL;
 		if (!pf || pf->committed_ino <= 1)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Real tools on the famfs master mount, checked on a client mount (issue
-# 25, point 8): `tar x` and `cp -a` of a generated tree (symlinks, empty
+# 25, point 8): `tar x` (without and with -P: links that point outside
+# the tree are placeholders first without it) and `cp -a` of a generated tree (symlinks, empty
 # directories, names with spaces, UTF-8 and 255 bytes), `rsync -a` twice
 # (the second transfers nothing), `git clone` of a local repository and
 # `git status`, `python3 -m venv`. Each result is compared on the client
@@ -53,12 +54,13 @@ git init -q "$T/repo" && git -C "$T/repo" -c user.email=t@e -c user.name=t \
 
 # work DIR: every tool's result under DIR
 work() {
-	# -P: without it GNU tar makes a link that points outside (absolute,
-	# or with "..") as an empty placeholder file first and swaps in the
-	# link at the end only if the placeholder's st_ino is unchanged; the
-	# master gives a file its final inode number when it commits it (at
-	# close), so the placeholder would stay, silently (docs/fuse.md)
-	mkdir "$1/tar" && tar xPf "$T/tree.tar" -C "$1/tar" || return 1
+	# without -P GNU tar makes a link that points outside (absolute, or
+	# with "..") as an empty placeholder file first and swaps in the link
+	# at the end only if the placeholder's st_dev and st_ino are
+	# unchanged: the placeholder is committed at its close and must keep
+	# its inode number (docs/fuse.md). With -P it makes the links at once.
+	mkdir "$1/tar" && tar xf "$T/tree.tar" -C "$1/tar" || return 1
+	mkdir "$1/tarP" && tar xPf "$T/tree.tar" -C "$1/tarP" || return 1
 	cp -a "$SRC" "$1/cp" || return 1
 	rsync -a "$SRC/" "$1/rsync/" || return 1
 	n=$(rsync -a -i "$SRC/" "$1/rsync/" | wc -l)
@@ -75,7 +77,7 @@ work "$REF" || die "the tools on tmpfs"
 make_fs 1 512MiB
 mount_master_and_client
 work "$M" 2>"$T/master.err" || die "the tools on the master mount: $(cat "$T/master.err")"
-ok "tar x, cp -a, rsync -a (twice, the second a no-op), git clone + status, python3 -m venv on the master"
+ok "tar x (and tar xP), cp -a, rsync -a (twice, the second a no-op), git clone + status, python3 -m venv on the master"
 n=0
 until [ -e "$C/venv/bin/python" ]; do
 	n=$((n + 1)); [ "$n" -lt 1500 ] || die "the client never saw the work"; sleep 0.01
@@ -83,11 +85,11 @@ done
 sleep 0.5   # the rest of the log, beyond the last entry waited for
 # the client against the master: everything; against tmpfs: the copies
 # (a clone's index and logs, a venv's paths differ from one run to another)
-for d in tar cp rsync clone venv; do
+for d in tar tarP cp rsync clone venv; do
 	diff -r --no-dereference "$M/$d" "$C/$d" >"$T/diff.out" 2>&1 ||
 		die "diff -r $d, master and client: $(head -5 "$T/diff.out")"
 done
-for d in tar cp rsync; do
+for d in tar tarP cp rsync; do
 	diff -r --no-dereference "$REF/$d" "$C/$d" >"$T/diff.out" 2>&1 ||
 		die "diff -r $d, tmpfs and client: $(head -5 "$T/diff.out")"
 done
@@ -113,12 +115,24 @@ def same(a_root, b_root, tops, dir_mtimes):
                 n += 1
     return n
 
-n = same(master, client, ("tar", "cp", "rsync", "clone", "venv"), True)
+# tar x without -P: every link is a link, inside or outside the tree
+for top in ("tar", "tarP"):
+    for name, target in (("absolute", "/etc/hostname"),
+                         ("a/dangling", "../../outside/the/tree"),
+                         ("link to file", "a/plain.txt"),
+                         ("link-to-dir", "ü dir/deep")):
+        for root in (ref, master, client):
+            p = os.path.join(root, top, name)
+            assert os.path.islink(p) and os.readlink(p) == target, \
+                (p, oct(os.lstat(p).st_mode))
+n = same(master, client, ("tar", "tarP", "cp", "rsync", "clone", "venv"), True)
 # tar, cp -a and rsync -a set every mtime they copy, directories' last
-m = same(ref, client, ("tar", "cp", "rsync"), True)
+m = same(ref, client, ("tar", "tarP", "cp", "rsync"), True)
+m += same(ref, master, ("tar", "tarP"), True)
 # and rsync -a's copy as the source has it (rsync -a "SRC/" copies the root too)
 s = same(src, os.path.join(client, "rsync"), (".",), True)
-print("ok: lstat of %d entries (master/client), %d (tmpfs/client) and %d "
+print("ok: lstat of %d entries (master/client), %d (tmpfs/client, and"
+      " tmpfs/master for tar) and %d "
       "(source/client rsync) agree: type, mode, owner, mtime, link target"
       % (n, m, s))
 PY
