@@ -44,8 +44,9 @@ static size_t size_class(size_t size)
  * bench/results/lib.md, 2026-12-05), for every 2 MiB of nodes. Address
  * space only: a chunk costs memory when it is handed out and written.
  */
-static int arena_new_slab(struct famfs_arena *a, size_t bytes)
+static int arena_new_slab(struct famfs_arena *a)
 {
+	size_t bytes = (size_t)ARENA_SLAB_CHUNKS * ARENA_CHUNK;
 	uint8_t *m = mmap(NULL, bytes + ARENA_CHUNK, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	uintptr_t start, end;
@@ -72,26 +73,16 @@ static int arena_new_slab(struct famfs_arena *a, size_t bytes)
 	a->cur = (uint8_t *)start + sizeof(*s);
 	a->end = (uint8_t *)start + ARENA_CHUNK;
 	a->slab_end = (uint8_t *)start + bytes;
-	__atomic_store_n(&a->frontier, (uintptr_t)a->end, __ATOMIC_RELEASE);
 	return 0;
 }
 
 static int arena_new_chunk(struct famfs_arena *a)
 {
 	if (!a->chunks || a->end == a->slab_end)
-		return arena_new_slab(a, (size_t)ARENA_SLAB_CHUNKS * ARENA_CHUNK);
+		return arena_new_slab(a);
 	a->cur = a->end;
 	a->end += ARENA_CHUNK;
-	__atomic_store_n(&a->frontier, (uintptr_t)a->end, __ATOMIC_RELEASE);
 	return 0;
-}
-
-void *famfs_arena_reserve(struct famfs_arena *a, size_t bytes)
-{
-	bytes = (bytes + ARENA_CHUNK - 1) / ARENA_CHUNK * ARENA_CHUNK;
-	if (a->chunks || bytes < ARENA_CHUNK || arena_new_slab(a, bytes))
-		return NULL;
-	return a->chunks;
 }
 
 void *famfs_arena_alloc(struct famfs_arena *a, size_t size)

@@ -130,14 +130,8 @@ struct famfs_arena {
 	void *chunks;                 /* the slabs, newest first */
 	uint8_t *cur, *end;           /* what is left of the current chunk */
 	uint8_t *slab_end;            /* end of the newest slab */
-	uintptr_t frontier;           /* a->end, for the prefault thread
-				       * (atomic) */
 	void *free[FAMFS_ARENA_MAX / 8 + 1];
 };
-/* An empty arena's first slab, @bytes (rounded up to 2 MiB chunks) of
- * address space; its start, or NULL (the arena is then as before).
- */
-void *famfs_arena_reserve(struct famfs_arena *a, size_t bytes);
 void *famfs_arena_alloc(struct famfs_arena *a, size_t size);
 void famfs_arena_free(struct famfs_arena *a, void *p, size_t size);
 void famfs_arena_destroy(struct famfs_arena *a);
@@ -229,16 +223,6 @@ struct famfs_fs {
 	struct name_table names;
 	struct ino_table inos;
 	struct famfs_arena arena;     /* nodes and their maps */
-	/* the mount's second thread: first writes of the tables and of the
-	 * arena ahead of the applier (ns.c)
-	 */
-	pthread_t prefault;
-	bool prefault_on;
-	int prefault_stop;            /* atomic */
-	void *prefault_arena;         /* the reserved slab and its bytes */
-	size_t prefault_arena_bytes;
-	uint8_t *prefault_names, *prefault_inos;   /* the tables then */
-	size_t prefault_names_bytes, prefault_inos_bytes;
 	/* appliers' parent cache: directories by a hash of their path */
 	struct famfs_pcache pcache;
 	struct famfs_node *zombies;   /* deleted but still held locally */
@@ -311,8 +295,6 @@ void famfs_sb_raise_minor(struct famfs_fs *fs, uint16_t minor);
 
 /* ns.c */
 int famfs_ns_init(struct famfs_fs *fs);
-/* The replay is over: stop the second thread of famfs_ns_init() (if any). */
-void famfs_ns_prefault_stop(struct famfs_fs *fs);
 void famfs_ns_free(struct famfs_fs *fs);
 /* Add @name (hashed by famfs_ns_hash(), not present) to @dir. */
 struct famfs_node *famfs_ns_add(struct famfs_fs *fs, struct famfs_node *dir,

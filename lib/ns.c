@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "internal.h"
 
@@ -202,95 +201,6 @@ static size_t name_cap_for(size_t nlen)
 	return nlen + 1 > NAME_MIN_CAP ? nlen + 1 : NAME_MIN_CAP;
 }
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
-/* A log of at least this many entries is replayed with a second thread
- * writing the memory first (below).
- */
-#define PREFAULT_MIN_ENTRIES 65536
-#define PREFAULT_STEP (2u << 20)
-#define PREFAULT_AHEAD (64u << 20)   /* of the arena, past the applier */
-#define PREFAULT_NODE_BYTES 128      /* arena bytes an entry needs, about */
-
-static bool prefault_stopped(struct famfs_fs *fs)
-{
-	return __atomic_load_n(&fs->prefault_stop, __ATOMIC_ACQUIRE);
-}
-
-/* First writes to [@p, @p + @len) in 2 MiB steps, until told to stop. */
-static void prefault_range(struct famfs_fs *fs, uint8_t *p, size_t len)
-{
-	for (size_t off = 0; off < len && !prefault_stopped(fs); off += PREFAULT_STEP) {
-		size_t n = len - off < PREFAULT_STEP ? len - off : PREFAULT_STEP;
-
-		madvise(p + off, n, MADV_POPULATE_WRITE);
-	}
-}
-
-/* The second thread of a large replay. Most of a mount's time past the
- * CRC pass is the kernel zeroing the pages of the tree, on the applier's
- * core, one first write at a time (bench/results/lib.md): this thread
- * takes those on the other core. The tables first (the name table is
- * touched all over from the start), then the reserved arena slab, never
- * more than PREFAULT_AHEAD past the chunk the applier is in (a log of
- * deletes gets no memory it will not use). It only asks the kernel for
- * pages: it reads and writes nothing of the namespace.
- */
-static void *prefault_main(void *arg)
-{
-	struct famfs_fs *fs = arg;
-	uint8_t *p = fs->prefault_arena, *end = p + fs->prefault_arena_bytes;
-
-	/* copies taken before the thread started: the applier may yet
-	 * replace a table (an entry past the record); then this only asks
-	 * for pages of an address range, whatever is there now
-	 */
-	prefault_range(fs, fs->prefault_names, fs->prefault_names_bytes);
-	prefault_range(fs, fs->prefault_inos, fs->prefault_inos_bytes);
-	while (p < end && !prefault_stopped(fs)) {
-		uintptr_t front = __atomic_load_n(&fs->arena.frontier,
-						  __ATOMIC_ACQUIRE);
-
-		if ((uintptr_t)p >= front + PREFAULT_AHEAD) {
-			usleep(200);
-			continue;
-		}
-		prefault_range(fs, p, (size_t)(end - p) < PREFAULT_STEP ?
-				      (size_t)(end - p) : PREFAULT_STEP);
-		p += PREFAULT_STEP;
-	}
-	return NULL;
-}
-
-static void prefault_start(struct famfs_fs *fs, uint64_t n)
-{
-	if (n < PREFAULT_MIN_ENTRIES || sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		return;
-	fs->prefault_arena_bytes = (size_t)n * PREFAULT_NODE_BYTES;
-	fs->prefault_arena = famfs_arena_reserve(&fs->arena,
-						 fs->prefault_arena_bytes);
-	if (!fs->prefault_arena)
-		return;
-	fs->prefault_names = (uint8_t *)fs->names.slots;
-	fs->prefault_names_bytes = (fs->names.mask + 1) * sizeof(*fs->names.slots);
-	fs->prefault_inos = (uint8_t *)fs->inos.by_seq;
-	fs->prefault_inos_bytes = (size_t)(n + 2) * sizeof(*fs->inos.by_seq);
-	__atomic_store_n(&fs->prefault_stop, 0, __ATOMIC_RELEASE);
-	fs->prefault_on = pthread_create(&fs->prefault, NULL, prefault_main,
-					 fs) == 0;
-}
-
-void famfs_ns_prefault_stop(struct famfs_fs *fs)
-{
-	if (!fs->prefault_on)
-		return;
-	__atomic_store_n(&fs->prefault_stop, 1, __ATOMIC_RELEASE);
-	pthread_join(fs->prefault, NULL);
-	fs->prefault_on = false;
-}
-
 /* Slots for a table that will hold @n names at most 2/3 full. */
 static uint64_t names_slots_for(uint64_t n)
 {
@@ -311,17 +221,14 @@ int famfs_ns_init(struct famfs_fs *fs)
 	 */
 	struct famfs_tail_record rec;
 	uint64_t n = fs->log_size / 128;
-	bool counted = famfs_tailrec_read(fs, &rec) && rec.end_seq < n;
 
-	if (counted)
+	if (famfs_tailrec_read(fs, &rec) && rec.end_seq < n)
 		n = rec.end_seq;
 	if (names_init(&fs->names, names_slots_for(n)) ||
 	    inos_reserve(&fs->inos, 0, n + 2)) {
 		famfs_ns_free(fs);
 		return -ENOMEM;
 	}
-	if (counted) /* not a guess from the log's size */
-		prefault_start(fs, n);
 	fs->root = famfs_arena_alloc(&fs->arena, FAMFS_NODE_BYTES(NAME_MIN_CAP));
 	if (!fs->root || inos_set(&fs->inos, 0, fs->root)) {
 		famfs_ns_free(fs);
@@ -370,7 +277,6 @@ void famfs_ns_node_free(struct famfs_fs *fs, struct famfs_node *n)
 /* Nodes and maps all live in the arena: dropping it frees them. */
 void famfs_ns_free(struct famfs_fs *fs)
 {
-	famfs_ns_prefault_stop(fs);
 	famfs_arena_destroy(&fs->arena);
 	names_free(&fs->names);
 	inos_free(&fs->inos);

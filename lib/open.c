@@ -196,10 +196,8 @@ FAMFS_EXPORT int famfs_open(const char *const *paths, unsigned ndev,
 		r = famfs_set_err(e, r, r == -ENOMEM ? "out of memory" :
 				  "%s: a device is smaller than its metadata",
 				  fs->dev[0]->path);
-	if (!r) {
+	if (!r)
 		famfs_log_scan(fs, e);
-		famfs_ns_prefault_stop(fs);
-	}
 	if (!r && fs->missing_dev[0])
 		r = famfs_set_err(e, -ENODEV, "%s", fs->missing_dev);
 	if (!r && (flags & FAMFS_OPEN_CLIENT))
