@@ -432,6 +432,67 @@ static void parent_cache_grows_with_directories(void **state)
 	tdevs_remove(&t);
 }
 
+/* 70,100 directories, more than the parent cache's largest size holds
+ * at four sets each: a replay builds the same tree (every directory, in
+ * its parent, by inode), and the tree keeps changing after it.
+ */
+#define MANY_TOP 100
+#define MANY_SUB 700
+
+static void large_replay_of_many_directories(void **state)
+{
+	struct famfs_file_attr a = { .size = 8, .mode = 0644 };
+	struct famfs_err e = { 0 };
+	struct famfs_fs *fs;
+	struct tdevs t;
+	char p[64];
+
+	(void)state;
+	tdevs_make(&t, 1, 64 * FAMFS_MiB);
+	tdevs_mkfs(&t, 16 * FAMFS_MiB);
+	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
+	for (int i = 0; i < MANY_TOP; i++) {
+		snprintf(p, sizeof(p), "/t%03d", i);
+		assert_int_equal(famfs_mkdir(fs, p, 0755, 0, 0, &e), 0);
+	}
+	for (int j = 0; j < MANY_SUB; j++)
+		for (int i = 0; i < MANY_TOP; i++) {
+			snprintf(p, sizeof(p), "/t%03d/s%04d", i, j);
+			assert_int_equal(famfs_mkdir(fs, p, 0755, 0, 0, &e), 0);
+		}
+	famfs_close(fs);
+
+	fs = tdevs_open(&t, FAMFS_OPEN_READ);
+	assert_int_equal(fs->pcache.mask + 1, FAMFS_PCACHE_SETS_MAX);
+	assert_int_equal(fs->ndirs, MANY_TOP * (MANY_SUB + 1));
+	for (int j = 0; j < MANY_SUB; j++)
+		for (int i = 0; i < MANY_TOP; i++) {
+			struct famfs_node *n;
+
+			snprintf(p, sizeof(p), "/t%03d/s%04d", i, j);
+			n = famfs_lookup(fs, p);
+			assert_non_null(n);
+			assert_true(famfs_node_is_dir(n));
+			assert_ptr_equal(famfs_node_by_ino(fs, famfs_node_ino(n)), n);
+			snprintf(p, sizeof(p), "/t%03d", i);
+			assert_ptr_equal(famfs_node_parent(n), famfs_lookup(fs, p));
+		}
+	famfs_close(fs);
+
+	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
+	assert_int_equal(famfs_create_file(fs, "/t007/s0042/x", &a, NULL, NULL, &e), 0);
+	assert_int_equal(famfs_unlink(fs, "/t007/s0041", &e), 0);
+	assert_int_equal(famfs_rename(fs, "/t007/s0042", "/t008/moved", 0, &e), 0);
+	assert_non_null(famfs_lookup(fs, "/t008/moved/x"));
+	famfs_close(fs);
+	fs = tdevs_open(&t, FAMFS_OPEN_READ);
+	assert_non_null(famfs_lookup(fs, "/t008/moved/x"));
+	assert_null(famfs_lookup(fs, "/t007/s0041"));
+	assert_null(famfs_lookup(fs, "/t007/s0042"));
+	famfs_close(fs);
+	tdevs_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +500,7 @@ int main(void)
 		cmocka_unit_test(parent_cache_follows_a_recreated_directory),
 		cmocka_unit_test(parent_cache_keeps_two_directories_of_a_set),
 		cmocka_unit_test(parent_cache_grows_with_directories),
+		cmocka_unit_test(large_replay_of_many_directories),
 		cmocka_unit_test(name_hash_uses_every_byte),
 		cmocka_unit_test(arena_blocks_span_slabs_and_are_reused),
 	};
