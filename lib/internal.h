@@ -177,13 +177,19 @@ struct famfs_alloc_state {
 	uint64_t pending_bytes;
 };
 
-/* One way of the parent cache (lib/pcache.c): a directory and the hash of
- * the path it was found by.
+/* One way of the parent cache (lib/pcache.c): a directory, by its
+ * create_seq + 1 (0: empty), and the hash of the path it was found by.
  */
-#define FAMFS_PCACHE_SETS 4096
+#define FAMFS_PCACHE_SETS 4096        /* the fewest sets */
+#define FAMFS_PCACHE_SETS_MAX (1u << 18)
 struct famfs_pcache_way {
 	uint32_t hash;
-	struct famfs_node *dir;
+	uint64_t seq1;
+};
+
+struct famfs_pcache {
+	struct famfs_pcache_way *ways; /* [sets][2]; NULL until used */
+	uint64_t mask;                /* sets - 1 */
 };
 
 struct famfs_fs {
@@ -218,7 +224,7 @@ struct famfs_fs {
 	struct ino_table inos;
 	struct famfs_arena arena;     /* nodes and their maps */
 	/* appliers' parent cache: directories by a hash of their path */
-	struct famfs_pcache_way parent_cache[FAMFS_PCACHE_SETS][2];
+	struct famfs_pcache pcache;
 	struct famfs_node *zombies;   /* deleted but still held locally */
 	uint64_t nfiles, ndirs, nsymlinks, file_bytes, alloc_bytes;
 
@@ -325,14 +331,13 @@ struct famfs_node *famfs_ns_parent_cached(struct famfs_fs *fs, const char *path,
 					  size_t plen, const char **name,
 					  size_t *nlen);
 /* The parent cache (lib/pcache.c), keyed by famfs_hash_name() of a
- * directory's path: the directory last used under hash @h (unverified: a
- * candidate to check by its names, or a prefetch hint; NULL if none),
- * note that @dir was used (or found) under @h, drop a directory going
- * away, drop everything.
+ * directory's path: the live directory last used under hash @h
+ * (unverified: a candidate to check by its names, or a prefetch hint;
+ * NULL if none), note that @dir was used (or found) under @h, drop
+ * everything (and the cache's memory).
  */
 struct famfs_node *famfs_pcache_hint(struct famfs_fs *fs, uint32_t h);
 void famfs_pcache_used(struct famfs_fs *fs, uint32_t h, struct famfs_node *dir);
-void famfs_pcache_forget(struct famfs_fs *fs, const struct famfs_node *dir);
 void famfs_pcache_clear(struct famfs_fs *fs);
 /* Start loading the name-table slot a FILE or MKDIR of @path will probe
  * (replay calls it a few entries ahead: the slot is a cache miss per

@@ -311,12 +311,196 @@ static void arena_blocks_span_slabs_and_are_reused(void **state)
 	free(b);
 }
 
+/* More directories than the parent cache's fewest sets hold: the cache
+ * grows (four sets a directory), keeps what it knew, and after renames
+ * and removals of directories used in turn, every file still lands in,
+ * and replays into, its own directory; the name table, sized from the
+ * committed-tail record at the reopen, grows again past 3/4 full.
+ */
+#define GROW_DIRS 1500
+#define GROW_ROUNDS 3
+
+static void grow_name(char *p, size_t len, int d, int i, bool renamed)
+{
+	snprintf(p, len, "/%s%04d/f%d", renamed ? "r" : "g", d, i);
+}
+
+static void parent_cache_grows_with_directories(void **state)
+{
+	struct famfs_file_attr a = { .size = 8, .mode = 0644 };
+	struct famfs_err e = { 0 };
+	struct famfs_fs *fs;
+	uint64_t sets0, slots, made;
+	struct tdevs t;
+	char p[64], q[64];
+	int hits = 0;
+
+	(void)state;
+	tdevs_make(&t, 1, 256 * FAMFS_MiB);
+	tdevs_mkfs(&t, 8 * FAMFS_MiB);
+	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
+	for (int d = 0; d < GROW_DIRS; d++) {
+		snprintf(p, sizeof(p), "/g%04d", d);
+		assert_int_equal(famfs_mkdir(fs, p, 0755, 0, 0, &e), 0);
+	}
+	for (int r = 0; r < GROW_ROUNDS; r++)
+		for (int d = 0; d < GROW_DIRS; d++) {
+			grow_name(p, sizeof(p), d, r * GROW_DIRS + d, false);
+			assert_int_equal(famfs_create_file(fs, p, &a, NULL, NULL, &e), 0);
+		}
+	sets0 = fs->pcache.mask + 1;
+	assert_true(sets0 >= 4 * GROW_DIRS);
+	/* used in turn, nearly every directory is still cached */
+	for (int d = 0; d < GROW_DIRS; d++) {
+		snprintf(p, sizeof(p), "/g%04d", d);
+		if (famfs_pcache_hint(fs, famfs_hash_name(p, strlen(p), 0)) ==
+		    famfs_lookup(fs, p))
+			hits++;
+	}
+	assert_true(hits > GROW_DIRS * 9 / 10);
+
+	/* every 5th directory renamed, every 7th emptied and removed */
+	for (int d = 0; d < GROW_DIRS; d += 5) {
+		snprintf(p, sizeof(p), "/g%04d", d);
+		snprintf(q, sizeof(q), "/r%04d", d);
+		assert_int_equal(famfs_rename(fs, p, q, 0, &e), 0);
+	}
+	for (int d = 0; d < GROW_DIRS; d += 7) {
+		bool ren = d % 5 == 0;
+
+		for (int r = 0; r < GROW_ROUNDS; r++) {
+			grow_name(p, sizeof(p), d, r * GROW_DIRS + d, ren);
+			assert_int_equal(famfs_unlink(fs, p, &e), 0);
+		}
+		snprintf(p, sizeof(p), "/%s%04d", ren ? "r" : "g", d);
+		assert_int_equal(famfs_unlink(fs, p, &e), 0);
+		assert_null(famfs_pcache_hint(fs, famfs_hash_name(p, strlen(p), 0)));
+		snprintf(p, sizeof(p), "/%s%04d/late", ren ? "r" : "g", d);
+		assert_int_equal(famfs_create_file(fs, p, &a, NULL, NULL, &e), -ENOENT);
+	}
+	/* the old name of a renamed directory is no way in */
+	assert_int_equal(famfs_create_file(fs, "/g0005/late", &a, NULL, NULL, &e),
+			 -ENOENT);
+	assert_int_equal(famfs_create_file(fs, "/r0005/late", &a, NULL, NULL, &e), 0);
+	famfs_close(fs);
+
+	/* a client replays it all: the tables start at the record's size */
+	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
+	slots = fs->names.mask + 1;
+	assert_true(fs->names.count * 4 <= slots * 3);
+	for (int d = 0; d < GROW_DIRS; d++) {
+		bool ren = d % 5 == 0, gone = d % 7 == 0;
+
+		snprintf(q, sizeof(q), "/%s%04d", ren ? "r" : "g", d);
+		for (int r = 0; r < GROW_ROUNDS; r++) {
+			struct famfs_node *f;
+
+			grow_name(p, sizeof(p), d, r * GROW_DIRS + d, ren);
+			f = famfs_lookup(fs, p);
+			if (gone) {
+				assert_null(f);
+			} else {
+				assert_non_null(f);
+				assert_ptr_equal(famfs_node_parent(f), famfs_lookup(fs, q));
+			}
+			grow_name(p, sizeof(p), d, r * GROW_DIRS + d, !ren);
+			assert_null(famfs_lookup(fs, p));
+		}
+	}
+	/* creates past 3/4 of the replayed table: it grows, all resolve */
+	for (made = 0; fs->names.mask + 1 == slots; made++) {
+		snprintf(p, sizeof(p), "/g0001/m%llu", (unsigned long long)made);
+		assert_int_equal(famfs_create_file(fs, p, &a, NULL, NULL, &e), 0);
+	}
+	assert_true(fs->names.mask + 1 == 2 * slots);
+	assert_true(made > 1000);
+	for (uint64_t i = 0; i <= made; i += 97) {
+		snprintf(p, sizeof(p), "/g0001/m%llu", (unsigned long long)i);
+		assert_true((famfs_lookup(fs, p) != NULL) == (i < made));
+	}
+	snprintf(p, sizeof(p), "/g0001/m%llu", (unsigned long long)made - 1);
+	assert_non_null(famfs_lookup(fs, p));
+	for (uint64_t i = 0; i < made; i += 2) {
+		snprintf(p, sizeof(p), "/g0001/m%llu", (unsigned long long)i);
+		assert_int_equal(famfs_unlink(fs, p, &e), 0);
+	}
+	for (uint64_t i = 0; i < made; i++) {
+		snprintf(p, sizeof(p), "/g0001/m%llu", (unsigned long long)i);
+		assert_true((famfs_lookup(fs, p) != NULL) == (i % 2 == 1));
+	}
+	famfs_close(fs);
+	tdevs_remove(&t);
+}
+
+/* 70,100 directories, more than the parent cache's largest size holds
+ * at four sets each: a replay builds the same tree (every directory, in
+ * its parent, by inode), and the tree keeps changing after it.
+ */
+#define MANY_TOP 100
+#define MANY_SUB 700
+
+static void large_replay_of_many_directories(void **state)
+{
+	struct famfs_file_attr a = { .size = 8, .mode = 0644 };
+	struct famfs_err e = { 0 };
+	struct famfs_fs *fs;
+	struct tdevs t;
+	char p[64];
+
+	(void)state;
+	tdevs_make(&t, 1, 64 * FAMFS_MiB);
+	tdevs_mkfs(&t, 16 * FAMFS_MiB);
+	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
+	for (int i = 0; i < MANY_TOP; i++) {
+		snprintf(p, sizeof(p), "/t%03d", i);
+		assert_int_equal(famfs_mkdir(fs, p, 0755, 0, 0, &e), 0);
+	}
+	for (int j = 0; j < MANY_SUB; j++)
+		for (int i = 0; i < MANY_TOP; i++) {
+			snprintf(p, sizeof(p), "/t%03d/s%04d", i, j);
+			assert_int_equal(famfs_mkdir(fs, p, 0755, 0, 0, &e), 0);
+		}
+	famfs_close(fs);
+
+	fs = tdevs_open(&t, FAMFS_OPEN_READ);
+	assert_int_equal(fs->pcache.mask + 1, FAMFS_PCACHE_SETS_MAX);
+	assert_int_equal(fs->ndirs, MANY_TOP * (MANY_SUB + 1));
+	for (int j = 0; j < MANY_SUB; j++)
+		for (int i = 0; i < MANY_TOP; i++) {
+			struct famfs_node *n;
+
+			snprintf(p, sizeof(p), "/t%03d/s%04d", i, j);
+			n = famfs_lookup(fs, p);
+			assert_non_null(n);
+			assert_true(famfs_node_is_dir(n));
+			assert_ptr_equal(famfs_node_by_ino(fs, famfs_node_ino(n)), n);
+			snprintf(p, sizeof(p), "/t%03d", i);
+			assert_ptr_equal(famfs_node_parent(n), famfs_lookup(fs, p));
+		}
+	famfs_close(fs);
+
+	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
+	assert_int_equal(famfs_create_file(fs, "/t007/s0042/x", &a, NULL, NULL, &e), 0);
+	assert_int_equal(famfs_unlink(fs, "/t007/s0041", &e), 0);
+	assert_int_equal(famfs_rename(fs, "/t007/s0042", "/t008/moved", 0, &e), 0);
+	assert_non_null(famfs_lookup(fs, "/t008/moved/x"));
+	famfs_close(fs);
+	fs = tdevs_open(&t, FAMFS_OPEN_READ);
+	assert_non_null(famfs_lookup(fs, "/t008/moved/x"));
+	assert_null(famfs_lookup(fs, "/t007/s0041"));
+	assert_null(famfs_lookup(fs, "/t007/s0042"));
+	famfs_close(fs);
+	tdevs_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(name_table_survives_removals_and_replay),
 		cmocka_unit_test(parent_cache_follows_a_recreated_directory),
 		cmocka_unit_test(parent_cache_keeps_two_directories_of_a_set),
+		cmocka_unit_test(parent_cache_grows_with_directories),
+		cmocka_unit_test(large_replay_of_many_directories),
 		cmocka_unit_test(name_hash_uses_every_byte),
 		cmocka_unit_test(arena_blocks_span_slabs_and_are_reused),
 	};
