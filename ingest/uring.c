@@ -101,12 +101,11 @@ static struct io_uring_sqe *sqe_for(struct uring_reader *u, unsigned i, unsigned
 
 /*
  * Submit what is queued and take @want completions, each passed to
- * @fn(u, f, i, op, res). Returns 0, or -errno when the ring failed (then
+ * @fn(u, arg, i, op, res). Returns 0, or -errno when the ring failed (then
  * fewer came back than were asked for).
  */
-static int run_batch(struct uring_reader *u, struct uring_file *f, unsigned want,
-		     void (*fn)(struct uring_reader *, struct uring_file *,
-				unsigned, unsigned, int))
+static int run_batch(struct uring_reader *u, void *arg, unsigned want,
+		     void (*fn)(struct uring_reader *, void *, unsigned, unsigned, int))
 {
 	unsigned seen = 0;
 	int r;
@@ -126,17 +125,19 @@ static int run_batch(struct uring_reader *u, struct uring_file *f, unsigned want
 			continue;
 		if (r)
 			return r;
-		fn(u, f, (unsigned)(cqe->user_data >> 2), (unsigned)(cqe->user_data & 3),
-		   cqe->res);
+		fn(u, arg, (unsigned)(cqe->user_data >> 2),
+		   (unsigned)(cqe->user_data & 3), cqe->res);
 		io_uring_cqe_seen(&u->ring, cqe);
 		seen++;
 	}
 	return r == 0 && seen == want ? 0 : -EIO;
 }
 
-static void took(struct uring_reader *u, struct uring_file *f, unsigned i,
-		 unsigned op, int res)
+static void took(struct uring_reader *u, void *arg, unsigned i, unsigned op,
+		 int res)
 {
+	struct uring_file *f = arg;
+
 	if (op == OP_OPEN && res >= 0)
 		u->fd[i] = res;
 	else if (op == OP_OPEN || op == OP_READ)
@@ -202,6 +203,28 @@ int uring_read_files(struct uring_reader *u, int root, struct uring_file *f,
 	return r;
 }
 
+static void stat_took(struct uring_reader *u, void *arg, unsigned i, unsigned op,
+		      int res)
+{
+	(void)u; (void)op;
+	((struct uring_stat *)arg)[i].result = res;
+}
+
+int uring_stat_names(struct uring_reader *u, int dfd, struct uring_stat *s,
+		     unsigned n)
+{
+	const unsigned mask = STATX_BASIC_STATS;
+
+	if (n > URING_STAT_BATCH)
+		return -EINVAL;
+	for (unsigned i = 0; i < n; i++) {
+		s[i].result = -ECANCELED;
+		io_uring_prep_statx(sqe_for(u, i, OP_STATX), dfd, s[i].name,
+				    AT_SYMLINK_NOFOLLOW, mask, &s[i].stx);
+	}
+	return run_batch(u, s, n, stat_took);
+}
+
 #else /* built without liburing: the plain path only */
 
 struct uring_reader *uring_reader_new(void)
@@ -219,6 +242,13 @@ int uring_read_files(struct uring_reader *u, int root, struct uring_file *f,
 		     unsigned n)
 {
 	(void)u; (void)root; (void)f; (void)n;
+	return -ENOSYS;
+}
+
+int uring_stat_names(struct uring_reader *u, int dfd, struct uring_stat *s,
+		     unsigned n)
+{
+	(void)u; (void)dfd; (void)s; (void)n;
 	return -ENOSYS;
 }
 #endif

@@ -45,4 +45,23 @@ void uring_reader_free(struct uring_reader *u);
 int uring_read_files(struct uring_reader *u, int root, struct uring_file *f,
 		     unsigned n);
 
+/* Names one uring_stat_names() call stats, at most. */
+#define URING_STAT_BATCH (URING_GROUP_FILES * 2)
+
+struct uring_stat {
+	const char *name;       /* one name in the directory fd */
+	int result;             /* out: 0, or -errno of the statx */
+	struct statx stx;       /* out: statx(name, AT_SYMLINK_NOFOLLOW) */
+};
+
+/*
+ * statx of each of @s[0..n) (n <= URING_STAT_BATCH) in @dfd, not
+ * following symlinks, in one submit (the plan's walk: the kernel runs
+ * them in its io-wq workers, beside the walking thread). Returns 0, or
+ * -errno if the ring itself failed (then the reader must not be used
+ * again; the results say nothing).
+ */
+int uring_stat_names(struct uring_reader *u, int dfd, struct uring_stat *s,
+		     unsigned n);
+
 #endif
