@@ -107,7 +107,7 @@ static struct io_uring_sqe *sqe_for(struct uring_reader *u, unsigned i, unsigned
 static int run_batch(struct uring_reader *u, void *arg, unsigned want,
 		     void (*fn)(struct uring_reader *, void *, unsigned, unsigned, int))
 {
-	unsigned seen = 0;
+	unsigned seen = 0, asked = want;
 	int r;
 
 	if (!want)
@@ -130,7 +130,8 @@ static int run_batch(struct uring_reader *u, void *arg, unsigned want,
 		io_uring_cqe_seen(&u->ring, cqe);
 		seen++;
 	}
-	return r == 0 && seen == want ? 0 : -EIO;
+	/* fewer submitted than queued: the ring is not to be used again */
+	return seen == asked ? 0 : -EIO;
 }
 
 static void took(struct uring_reader *u, void *arg, unsigned i, unsigned op,
