@@ -480,7 +480,8 @@ static void *whole_file_dst(const struct done_copy *c)
 
 /*
  * The source still is as planned after io_uring read it (the plan's
- * stat is the "before", the statx linked after the read the "after"), and with --verify hashes as the copy: else the
+ * stat is the "before", the statx of the open file once the read was
+ * done the "after"), and with --verify hashes as the copy: else the
  * file is copied again with plain system calls, which check each copy.
  */
 static bool uring_copy_held(struct job *j, struct ugroup *g, struct done_copy *c)
@@ -489,7 +490,7 @@ static bool uring_copy_held(struct job *j, struct ugroup *g, struct done_copy *c
 	struct src_state after;
 	uint64_t h, n;
 
-	/* the statx io_uring ran after the read, in the same submit */
+	/* the statx io_uring ran on the open file after the read */
 	if (f->stat_result || src_state_of_statx(&f->stx, &after) ||
 	    !src_state_is_planned(&after, c->it))
 		return false;

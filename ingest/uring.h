@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Reading many small source files with one system call (uring.c): each
- * file's open, read and close are linked io_uring requests, a whole group
- * of files goes in one submit. Without liburing at build time, or where
+ * Reading many small source files with few system calls (uring.c): the
+ * opens, reads and stat + close of a whole group of files go in three
+ * submits. Without liburing at build time, or where
  * the kernel refuses io_uring (seccomp, kernel.io_uring_disabled, an old
  * kernel), uring_reader_new() returns NULL and the caller reads files
  * with plain system calls.
@@ -22,7 +22,7 @@ struct uring_file {
 	uint32_t size;          /* bytes to read from offset 0 */
 	int result;             /* out: bytes read, or -errno (open or read) */
 	int stat_result;        /* out: 0 when stx holds the file after the read */
-	struct statx stx;       /* out: statx(rel, AT_SYMLINK_NOFOLLOW) */
+	struct statx stx;       /* out: statx of the open file after the read */
 };
 
 struct uring_reader;
@@ -36,12 +36,32 @@ void uring_reader_free(struct uring_reader *u);
 /*
  * Open each of @f[0..n) (n <= URING_GROUP_FILES) beneath @root (a
  * directory fd; famfs ingest passes each file's own) without
- * following symlinks, read its size bytes into dst, statx it by name
+ * following symlinks, read its size bytes into dst, statx the open file
  * once the read is done (what the source says after the copy), close it:
- * one submit. Fills every f[i].result and f[i].stat_result. Returns 0, or -errno if the ring itself failed
- * (then the reader must not be used again; the results say nothing).
+ * three submits. Fills every f[i].result and, for a file read whole,
+ * f[i].stat_result. Returns 0, or -errno if the ring itself failed (then
+ * the reader must not be used again; the results say nothing).
  */
 int uring_read_files(struct uring_reader *u, int root, struct uring_file *f,
+		     unsigned n);
+
+/* Names one uring_stat_names() call stats, at most. */
+#define URING_STAT_BATCH (URING_GROUP_FILES * 2)
+
+struct uring_stat {
+	const char *name;       /* one name in the directory fd */
+	int result;             /* out: 0, or -errno of the statx */
+	struct statx stx;       /* out: statx(name, AT_SYMLINK_NOFOLLOW) */
+};
+
+/*
+ * statx of each of @s[0..n) (n <= URING_STAT_BATCH) in @dfd, not
+ * following symlinks, in one submit (the plan's walk: the kernel runs
+ * them in its io-wq workers, beside the walking thread). Returns 0, or
+ * -errno if the ring itself failed (then the reader must not be used
+ * again; the results say nothing).
+ */
+int uring_stat_names(struct uring_reader *u, int dfd, struct uring_stat *s,
 		     unsigned n);
 
 #endif

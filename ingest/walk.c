@@ -11,11 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "ingest.h"
 #include "readable.h"
 #include "symlinks.h"
+#include "uring.h"
 
 struct walk {
 	struct ingest_plan *p;
@@ -24,6 +26,15 @@ struct walk {
 	char *why;
 	size_t whylen;
 	struct source_access access;
+	struct uring_reader *u;         /* stats names in batches; NULL: fstatat */
+};
+
+/* A directory's entries, listed before any is looked at. */
+struct dents {
+	char **name;
+	struct stat *st;
+	int *err;                       /* 0, or the errno of its stat */
+	size_t n, cap;
 };
 
 static struct ingest_item *add_item(struct walk *w)
@@ -67,10 +78,103 @@ static const char *special_why(mode_t m)
 	return "unsupported file type";
 }
 
+static void dents_free(struct dents *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->name[i]);
+	free(l->name);
+	free(l->st);
+	free(l->err);
+}
+
+static int dents_add(struct dents *l, const char *name)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		char **nv = realloc(l->name, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		l->name = nv;
+		l->cap = cap;
+	}
+	l->name[l->n] = strdup(name);
+	if (!l->name[l->n])
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+static void stat_of_statx(const struct statx *x, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_dev = makedev(x->stx_dev_major, x->stx_dev_minor);
+	st->st_ino = x->stx_ino;
+	st->st_mode = x->stx_mode;
+	st->st_nlink = x->stx_nlink;
+	st->st_uid = x->stx_uid;
+	st->st_gid = x->stx_gid;
+	st->st_size = (off_t)x->stx_size;
+	st->st_blocks = (blkcnt_t)x->stx_blocks;
+	st->st_mtim.tv_sec = x->stx_mtime.tv_sec;
+	st->st_mtim.tv_nsec = x->stx_mtime.tv_nsec;
+	st->st_ctim.tv_sec = x->stx_ctime.tv_sec;
+	st->st_ctim.tv_nsec = x->stx_ctime.tv_nsec;
+}
+
+/*
+ * Stat every entry of the directory: in batches through io_uring where
+ * it works (measured: the plan's fstatat per file was half of the time
+ * the walking thread spends, while the copy threads wait for the plan;
+ * io_uring's statx runs in its workers, one submit a batch), else with
+ * fstatat. Each entry gets its stat or its errno.
+ */
+static int stat_all(struct walk *w, int dfd, struct dents *l)
+{
+	struct uring_stat b[URING_STAT_BATCH];
+	const unsigned need = STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID |
+			      STATX_INO | STATX_SIZE | STATX_BLOCKS | STATX_MTIME;
+
+	l->st = malloc((l->n + 1) * sizeof(*l->st));
+	l->err = calloc(l->n + 1, sizeof(*l->err));
+	if (!l->st || !l->err)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->n;) {
+		unsigned k = l->n - i < URING_STAT_BATCH ? (unsigned)(l->n - i)
+							 : URING_STAT_BATCH;
+		bool done = false;
+
+		for (unsigned j = 0; w->u && j < k; j++)
+			b[j].name = l->name[i + j];
+		if (w->u && uring_stat_names(w->u, dfd, b, k) == 0) {
+			done = true;
+			for (unsigned j = 0; j < k; j++) {
+				if (b[j].result)
+					l->err[i + j] = -b[j].result;
+				else if ((b[j].stx.stx_mask & need) == need)
+					stat_of_statx(&b[j].stx, &l->st[i + j]);
+				else if (fstatat(dfd, l->name[i + j], &l->st[i + j],
+						 AT_SYMLINK_NOFOLLOW))
+					l->err[i + j] = errno;
+			}
+		} else if (w->u) {
+			/* the ring broke: the rest the plain way */
+			uring_reader_free(w->u);
+			w->u = NULL;
+		}
+		for (unsigned j = 0; !done && j < k; j++)
+			if (fstatat(dfd, l->name[i + j], &l->st[i + j], AT_SYMLINK_NOFOLLOW))
+				l->err[i + j] = errno;
+		i += k;
+	}
+	return 0;
+}
+
 static int walk_dir(struct walk *w, int dfd, const char *rel, uint64_t self)
 {
 	DIR *d = fdopendir(dfd);
 	struct dirent *de;
+	struct dents l = { 0 };
 	int r = 0;
 
 	if (!d) {
@@ -78,23 +182,34 @@ static int walk_dir(struct walk *w, int dfd, const char *rel, uint64_t self)
 		close(dfd);
 		return -errno;
 	}
-	while (!r && (errno = 0, de = readdir(d))) {
-		struct stat st;
+	while (!r && (errno = 0, de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			r = dents_add(&l, de->d_name);
+	if (!r && errno) {
+		snprintf(w->why, w->whylen, "%s: cannot list: %s", rel, strerror(errno));
+		r = -errno;
+	}
+	if (!r)
+		r = stat_all(w, dirfd(d), &l);
+	for (size_t i = 0; !r && i < l.n; i++) {
+		struct stat st = l.st[i];
+		const char *name = l.name[i];
 		struct ingest_item *it;
 		char *sub;
 
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (asprintf(&sub, "%s%s%s", rel, *rel ? "/" : "", de->d_name) < 0)
-			return -ENOMEM;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-			snprintf(w->why, w->whylen, "%s: cannot stat: %s", sub, strerror(errno));
+		if (asprintf(&sub, "%s%s%s", rel, *rel ? "/" : "", name) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		if (l.err[i]) {
+			snprintf(w->why, w->whylen, "%s: cannot stat: %s", sub,
+				 strerror(l.err[i]));
 			free(sub);
-			r = -errno;
+			r = -l.err[i];
 			break;
 		}
 		if (w->dest_len + 1 + strlen(sub) > FAMFS_PATH_MAX ||
-		    strlen(de->d_name) > FAMFS_NAME_MAX) {
+		    strlen(name) > FAMFS_NAME_MAX) {
 			snprintf(w->why, w->whylen,
 				 "%.300s: name too long for the format (paths up to %d "
 				 "bytes, names up to %d)", sub, FAMFS_PATH_MAX,
@@ -111,10 +226,10 @@ static int walk_dir(struct walk *w, int dfd, const char *rel, uint64_t self)
 		}
 		it->rel = sub;
 		it->parent = self;
-		it->name_off = (uint32_t)(strlen(sub) - strlen(de->d_name));
+		it->name_off = (uint32_t)(strlen(sub) - strlen(name));
 		fill_attrs(it, &st);
 		if (S_ISDIR(st.st_mode)) {
-			int sfd = openat(dirfd(d), de->d_name,
+			int sfd = openat(dirfd(d), name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			it->kind = INGEST_DIR;
@@ -129,7 +244,7 @@ static int walk_dir(struct walk *w, int dfd, const char *rel, uint64_t self)
 		} else if (S_ISREG(st.st_mode)) {
 			/* refuse now, before anything is copied, not half-way */
 			if (!source_surely_readable(&w->access, &st) &&
-			    faccessat(dirfd(d), de->d_name, R_OK, AT_EACCESS) != 0) {
+			    faccessat(dirfd(d), name, R_OK, AT_EACCESS) != 0) {
 				snprintf(w->why, w->whylen, "source %s: not readable: %s",
 					 sub, strerror(errno));
 				r = -errno;
@@ -141,7 +256,7 @@ static int walk_dir(struct walk *w, int dfd, const char *rel, uint64_t self)
 			if (it->alloc_blocks < it->size)
 				w->p->sparse++;
 		} else if (S_ISLNK(st.st_mode)) {
-			r = ingest_symlink_item(it, dirfd(d), de->d_name, w->p);
+			r = ingest_symlink_item(it, dirfd(d), name, w->p);
 			if (r) {
 				snprintf(w->why, w->whylen, "%s: cannot read the link: %s",
 					 sub, strerror(-r));
@@ -153,10 +268,7 @@ static int walk_dir(struct walk *w, int dfd, const char *rel, uint64_t self)
 			w->p->skipped++;
 		}
 	}
-	if (!r && errno) {
-		snprintf(w->why, w->whylen, "%s: cannot list: %s", rel, strerror(errno));
-		r = -errno;
-	}
+	dents_free(&l);
 	closedir(d);
 	return r;
 }
@@ -217,7 +329,9 @@ int ingest_plan_build(const char *source, const char *dest,
 	root->rel = strdup("");
 	root->kind = INGEST_DIR;
 	fill_attrs(root, &st);
+	w.u = uring_reader_new();
 	r = walk_dir(&w, fd, "", 0);
+	uring_reader_free(w.u);
 	if (!r)
 		count_hardlinks(p);
 	if (r)

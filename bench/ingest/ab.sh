@@ -14,7 +14,7 @@
 set -eu
 A=$(realpath "$1"); B=$(realpath "$2"); N=${3:-20000}; ROUNDS=${4:-7}
 HERE=$(dirname "$(realpath "$0")")
-W=$(mktemp -d /tmp/famfs-bench-ab.XXXXXX); LOOP=""
+W=$(mktemp -d "${TMPDIR:-/tmp}/famfs-bench-ab.XXXXXX"); LOOP=""
 cleanup() {
 	umount "$W/devs" 2>/dev/null || true
 	umount "$W/xfs" 2>/dev/null || umount -l "$W/xfs" 2>/dev/null || true
