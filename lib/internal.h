@@ -307,6 +307,12 @@ int famfs_ns_move_prepare(struct famfs_fs *fs, const struct famfs_node *n,
 void famfs_ns_move(struct famfs_fs *fs, struct famfs_node *n,
 		   struct famfs_node *dir, const char *name, size_t nlen,
 		   char *ext);
+/* Exchange: @a takes @b's place and name and @b @a's (no ancestry check
+ * here); *@ext_a is famfs_ns_move_prepare() of @a for @b's name length,
+ * *@ext_b the other way round. Cannot fail.
+ */
+void famfs_ns_exchange(struct famfs_fs *fs, struct famfs_node *a,
+		       struct famfs_node *b, char *ext_a, char *ext_b);
 /* Split @path into parent dir + last name; NULL if the parent is absent. */
 struct famfs_node *famfs_ns_parent(struct famfs_fs *fs, const char *path,
 				   size_t plen, const char **name,
