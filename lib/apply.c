@@ -596,9 +596,15 @@ static int apply_exchange(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	}
 	famfs_ns_exchange(fs, a, b, ext_a, ext_b);
 	a->ctime_ns = b->ctime_ns = h->logged_ns;
-	/* each name now holds the other node */
-	notify(fs, h, a, a->parent, famfs_node_name_of(a));
+	/* each name now holds the other node. Path a first, path b last: a
+	 * FUSE client drops its cached names in this order, and a lookup
+	 * of the name dropped first that races the second drop can fail
+	 * with ESTALE (the kernel cannot take the locks to move the
+	 * directory's other alias): the name readers use goes last
+	 * (docs/fuse.md)
+	 */
 	notify(fs, h, b, b->parent, famfs_node_name_of(b));
+	notify(fs, h, a, a->parent, famfs_node_name_of(a));
 	return 0;
 }
 
