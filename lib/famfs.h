@@ -97,11 +97,18 @@ enum famfs_open_flags {
 	FAMFS_OPEN_MASTER = 1,    /* writer lock, allocator, appends */
 	FAMFS_OPEN_CLIENT = 2,    /* claims a client slot, publishes replay */
 	FAMFS_OPEN_FORCE = 4,     /* master: take over from another host */
+	FAMFS_OPEN_EXCHANGE_STEPS = 8, /* each replay (the open's too) ends
+				   * before an EXCHANGE entry past
+				   * steps_after and right after it: a
+				   * kernel mount's follower swaps it in
+				   * place (lib/kmount.c) */
 };
 
 struct famfs_open_opts {
 	unsigned flags;           /* enum famfs_open_flags */
 	const char *host_name;    /* NULL: gethostname() */
+	uint64_t steps_after;     /* FAMFS_OPEN_EXCHANGE_STEPS: only for
+				   * EXCHANGEs with a higher seq */
 };
 
 struct famfs_fs;

@@ -241,6 +241,13 @@ struct famfs_fs {
 
 	famfs_change_fn change_fn;
 	void *change_arg;
+	/* FAMFS_OPEN_EXCHANGE_STEPS (a kernel mount's follower, kmount.c):
+	 * each scan ends before an EXCHANGE (unless it is the first entry)
+	 * and right after one, so that the mount is in step before the two
+	 * names swap there
+	 */
+	bool scan_exchange_alone;
+	uint64_t steps_after;         /* ... for EXCHANGEs past this seq */
 };
 
 /* tailrec.c: the committed-tail record, format 1.4 */

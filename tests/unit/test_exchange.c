@@ -95,7 +95,7 @@ static void make_gen(struct famfs_fs *fs, const char *top, unsigned gen)
 	snprintf(p, sizeof(p), "%s/a/b/g", top);
 	make_file(fs, p, 3000 + gen, 10 * gen + 2);
 	snprintf(p, sizeof(p), "%s/x", top);
-	make_file(fs, p, 3 * FAMFS_MiB + gen, 10 * gen + 3);
+	make_file(fs, p, 300000 + gen, 10 * gen + 3);
 	snprintf(p, sizeof(p), "%s/l", top);
 	assert_int_equal(famfs_symlink(fs, p, gen == 1 ? "a/f" : "a/b/g", 0, 0,
 				       0, &e), 0);
@@ -111,7 +111,7 @@ static void assert_gen(struct famfs_fs *fs, const char *top, unsigned gen)
 	snprintf(p, sizeof(p), "%s/a/b/g", top);
 	assert_data(fs, p, 3000 + gen, 10 * gen + 2);
 	snprintf(p, sizeof(p), "%s/x", top);
-	assert_data(fs, p, 3 * FAMFS_MiB + gen, 10 * gen + 3);
+	assert_data(fs, p, 300000 + gen, 10 * gen + 3);
 	snprintf(p, sizeof(p), "%s/l", top);
 	assert_string_equal(famfs_node_target(famfs_lookup(fs, p)),
 			    gen == 1 ? "a/f" : "a/b/g");
