@@ -68,7 +68,7 @@ PIDS="$PIDS $HPID"
 free0=$(stat -f -c %f "$M")
 /usr/bin/python3 -c 'import os, sys; os.setxattr(sys.argv[1], "user.famfs.remove_tree", b"1")' \
 	"$M/.staging/demo.2" || die "remove_tree of the retired generation"
-[ ! -e "$M/.staging/demo.2" ] || die "the master still shows the retired tree"
+"$UTIL" waitfor "$M/.staging/demo.2" gone 30 || die "the master kept showing the retired tree"
 "$UTIL" waitfor "$C/.staging/demo.2" gone 30 || die "the client kept the retired tree"
 # poke: an rmdir makes the master reclaim what the clients are past. The
 # held file was the newest, so its delete is the batch's first: every
