@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "internal.h"
-#include "killpoint.h"
 
 /* Deletes per batch: a bounded append (about 100 KiB of log per 1,000
  * deletes of 60-byte paths) while the write lock is held.
@@ -97,7 +96,6 @@ static int remove_batch(struct famfs_fs *fs, struct famfs_node *top,
 		ok++;
 		*done = last;
 		r = 0;
-		FAMFS_KILL_POINT("remove_tree.inner_built");
 	}
 	if (r == -ENOSPC && !ok)
 		return famfs_set_err(e, r, "metadata log is full (%llu of %llu "
