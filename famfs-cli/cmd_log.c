@@ -36,6 +36,7 @@ static const char *type_name(uint16_t t)
 	case FAMFS_ENTRY_BATCH: return "batch";
 	case FAMFS_ENTRY_RENAME: return "rename";
 	case FAMFS_ENTRY_SYMLINK: return "symlink";
+	case FAMFS_ENTRY_EXCHANGE: return "exchange";
 	default: return "unknown";
 	}
 }
@@ -97,6 +98,15 @@ static struct json_object *entry_json(uint64_t off, const struct famfs_entry_hdr
 		json_object_object_add(o, "replaced_seq", json_object_new_uint64(r->replaced_seq));
 		json_object_object_add(o, "new_path",
 				       json_object_new_string_len(path + plen, (int)r->new_len));
+	} else if (h->type == FAMFS_ENTRY_EXCHANGE) {
+		const struct famfs_entry_exchange *x = (const void *)(h + 1);
+
+		path = (const char *)(x + 1);
+		plen = x->a_len;
+		json_object_object_add(o, "target_seq", json_object_new_uint64(x->a_seq));
+		json_object_object_add(o, "other_seq", json_object_new_uint64(x->b_seq));
+		json_object_object_add(o, "other_path",
+				       json_object_new_string_len(path + plen, (int)x->b_len));
 	} else if (h->type == FAMFS_ENTRY_SYMLINK) {
 		const struct famfs_entry_symlink *l = (const void *)(h + 1);
 
@@ -149,6 +159,8 @@ static int on_entry(void *arg, uint64_t off, const struct famfs_entry_hdr *h)
 	if (json_object_object_get_ex(o, "new_path", &p) ||
 	    json_object_object_get_ex(o, "target", &p))
 		printf(" -> %s", json_object_get_string(p));
+	if (json_object_object_get_ex(o, "other_path", &p))
+		printf(" <-> %s", json_object_get_string(p));
 	if (json_object_object_get_ex(o, "size", &sz))
 		printf(" (%" PRIu64 " bytes)", json_object_get_uint64(sz));
 	printf("\n");

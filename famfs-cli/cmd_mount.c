@@ -98,9 +98,10 @@ static int replay_mounted(const char *mnt, char *const *devs, unsigned ndev)
 	}
 	printf("replayed into %s: %u new directories, %u new files, "
 	       "%u new symlinks, %u removed, %u already there, %u waiting for a removed "
-	       "file's last user, %u added devices, %u with new attributes\n",
+	       "file's last user, %u added devices, %u with new attributes, "
+	       "%u exchanged\n",
 	       mnt, n.dirs, n.files, n.symlinks, n.removed, n.existing, n.busy, n.devices,
-	       n.attrs);
+	       n.attrs, n.exchanged);
 	return CLI_EXIT_OK;
 }
 

@@ -106,6 +106,15 @@ static void on_change(void *arg, const struct famfs_entry_hdr *h,
 			fused_notify_entry(pa.ino, name);
 		famfs_node_attr(node, &na);
 		fused_notify_inode(na.ino);  /* its ctime */
+	} else if (h->type == FAMFS_ENTRY_EXCHANGE && node) {
+		struct famfs_attr na;
+
+		/* the name now holds another node: drop the cached dentry
+		 * (a walk in progress keeps the inode it holds)
+		 */
+		fused_notify_entry(pa.ino, name);
+		famfs_node_attr(node, &na);
+		fused_notify_inode(na.ino);  /* its ctime */
 	} else if (h->type == FAMFS_ENTRY_DELETE) {
 		const struct famfs_entry_delete *d = (const void *)(h + 1);
 

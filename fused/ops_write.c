@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -402,11 +403,15 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
 	if (refuse_client(req))
 		return;
+	if (flags == RENAME_EXCHANGE) {
+		/* one EXCHANGE entry: every host swaps the two at once */
+		fuse_reply_err(req, -pend_exchange(parent, name, newparent,
+						   newname));
+		return;
+	}
 	if (flags & ~RENAME_NOREPLACE) {
-		/* the log has no entry that swaps two names atomically */
-		fused_log("rename %s: %s is not supported (EINVAL)", name,
-			  (flags & RENAME_EXCHANGE) ? "RENAME_EXCHANGE" :
-			  "RENAME_WHITEOUT");
+		fused_log("rename %s: flags 0x%x are not supported (EINVAL)",
+			  name, flags);
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
@@ -446,9 +451,42 @@ static int parse_policy(const char *value, size_t size,
 	return 0;
 }
 
+/* user.famfs.remove_tree on a committed file or directory: it and all it
+ * holds go by famfs_remove_tree() (BATCHes of deletes, not one entry and
+ * one flush per name as `rm -rf` costs): a dataset's retired generation.
+ */
+static int remove_tree(uint64_t ino)
+{
+	char path[FAMFS_PATH_MAX + 2], name[FAMFS_NAME_MAX + 1];
+	struct famfs_err e = { 0 };
+	struct famfs_node *n = famfs_node_by_ino(fused.fs, ino);
+	struct famfs_attr pa;
+	int64_t r;
+
+	if (!n)
+		return -ENOENT;
+	if (n == famfs_root(fused.fs))
+		return -EBUSY;
+	if (famfs_node_is_dir(n) && pend_dir_has_children(ino))
+		return -EBUSY;  /* a file below is still being written */
+	if (famfs_node_path(n, path, sizeof(path)) < 0)
+		return -ENAMETOOLONG;
+	snprintf(name, sizeof(name), "%s", famfs_node_name(n));
+	famfs_node_attr(famfs_node_parent(n), &pa);
+	r = famfs_remove_tree(fused.fs, path, &e);
+	if (r < 0) {
+		fused_log("remove tree %s: %s", path, e.msg);
+		return (int)r;
+	}
+	/* the kernel drops its names of the tree */
+	fused_notify_entry(pa.ino, name);
+	fused_log("removed %s: %lld names", path, (long long)r);
+	return 0;
+}
+
 /* The writable virtual xattrs steer an ingest's file (docs/fuse.md):
- * when it commits, and its interleave; the user.famfs.* values are
- * otherwise read-only.
+ * when it commits, and its interleave; user.famfs.remove_tree removes a
+ * tree; the user.famfs.* values are otherwise read-only.
  */
 static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 			const char *value, size_t size, int flags)
@@ -468,6 +506,12 @@ static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		if (!r && !is_pending(ino))
 			r = -EINVAL;
 		fuse_reply_err(req, r ? -r : -pend_set_policy(ino, &pol));
+		return;
+	}
+	if (!strcmp(name, "user.famfs.remove_tree")) {
+		/* a committed file may be known by its provisional number */
+		ino = pend_resolve(ino);
+		fuse_reply_err(req, is_pending(ino) ? EINVAL : -remove_tree(ino));
 		return;
 	}
 	if (!pending && !commit) {

@@ -522,6 +522,74 @@ int pend_rename(uint64_t parent, const char *name, uint64_t newparent,
 	return r;
 }
 
+/* Swap the names of two pending files, or of a pending file @pf and the
+ * committed node at @cpath (which moves to @pf's name by a RENAME entry:
+ * the name is free in the log, @pf is not committed yet).
+ */
+static int exchange_pending(struct pfile *pf, struct pfile *other,
+			    const char *pfpath, const char *cpath,
+			    uint64_t cparent, const char *cname)
+{
+	struct famfs_err e = { 0 };
+	char *dup = strdup(cname);
+	int r;
+
+	if (!dup)
+		return -ENOMEM;
+	if (other) {
+		char *mine = pf->name;
+		uint64_t parent = pf->parent;
+
+		free(dup);
+		pf->name = other->name;
+		pf->parent = other->parent;
+		other->name = mine;
+		other->parent = parent;
+		return 0;
+	}
+	r = famfs_rename(fused.fs, cpath, pfpath, FAMFS_RENAME_NOREPLACE, &e);
+	if (r) {
+		free(dup);
+		fused_log("exchange %s <-> %s: %s", pfpath, cpath, e.msg);
+		return r;
+	}
+	free(pf->name);
+	pf->name = dup;
+	pf->parent = cparent;
+	return 0;
+}
+
+int pend_exchange(uint64_t parent, const char *name, uint64_t newparent,
+		  const char *newname)
+{
+	char oldpath[FAMFS_PATH_MAX + 2], newpath[FAMFS_PATH_MAX + 2];
+	struct fuse_entry_param tmp;
+	struct famfs_err e = { 0 };
+	struct pfile *a, *b;
+	int r;
+
+	r = fused_child_path(parent, name, oldpath, sizeof(oldpath));
+	if (!r)
+		r = fused_child_path(newparent, newname, newpath, sizeof(newpath));
+	if (r)
+		return r;
+	pthread_mutex_lock(&fused.pend_mu);
+	a = find_name(parent, name);
+	b = find_name(newparent, newname);
+	if ((!a && fused_lookup_committed(parent, name, &tmp)) ||
+	    (!b && fused_lookup_committed(newparent, newname, &tmp)))
+		r = -ENOENT;
+	else if (a)
+		r = exchange_pending(a, b, oldpath, newpath, newparent, newname);
+	else if (b)
+		r = exchange_pending(b, NULL, newpath, oldpath, parent, name);
+	else if ((r = famfs_rename(fused.fs, oldpath, newpath,
+				   FAMFS_RENAME_EXCHANGE, &e)))
+		fused_log("exchange %s <-> %s: %s", oldpath, newpath, e.msg);
+	pthread_mutex_unlock(&fused.pend_mu);
+	return r;
+}
+
 int pend_setattr(uint64_t ino, const struct stat *st, int to_set,
 		 struct stat *out, uint64_t *committed)
 {

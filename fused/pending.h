@@ -84,6 +84,12 @@ bool pend_dir_has_children(uint64_t dir);
  */
 int pend_rename(uint64_t parent, const char *name, uint64_t newparent,
 		const char *newname, bool noreplace);
+/* renameat2(RENAME_EXCHANGE): two committed nodes swap by one EXCHANGE
+ * entry (format 1.5); a pending file takes the other's name (a committed
+ * node moves to the pending file's name by a RENAME entry).
+ */
+int pend_exchange(uint64_t parent, const char *name, uint64_t newparent,
+		  const char *newname);
 int pend_setattr(uint64_t ino, const struct stat *st, int to_set,
 		 struct stat *out, uint64_t *committed);
 /* JSON of user.famfs.map (malloc'ed), or *committed, or *err. */

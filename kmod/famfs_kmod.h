@@ -48,6 +48,7 @@ struct famfs_sb_info {
 	struct list_head removed;
 	int slot;		/* made live by SLOT_WRITE; -1: none */
 	struct famfs_uuid slot_uuid;	/* its host_uuid */
+	u64 synced_seq;		/* SYNCED_SET: the log seq the agent is at */
 	u64 slots_offset;	/* the slot table on device 0 */
 	u32 nslots;		/* 0: no sane table, SLOT_WRITE refused */
 };
@@ -136,6 +137,14 @@ int famfs_add_symlink(struct dentry *parent, const char *name, char *target,
  */
 int famfs_remove(struct dentry *parent, const char *name, u64 ino, u64 seq);
 /*
+ * famfs_exchange() - an EXCHANGE of the log: @na in @pa (inode @ino_a)
+ * and @nb in @pb (inode @ino_b) swap, under lock_rename() as the VFS
+ * renames. Returns 0, -ENOENT, -ESTALE (another inode), -EINVAL (one
+ * holds the other, or .meta) or -EXDEV.
+ */
+int famfs_exchange(struct dentry *pa, const char *na, u64 ino_a,
+		   struct dentry *pb, const char *nb, u64 ino_b);
+/*
  * famfs_change_attrs() - a SETATTR of the log: set mode bits, owner and
  * times of @name in @parent if it is inode @a->ino. Returns 0, -ENOENT,
  * -ESTALE (another inode) or -EPERM (.meta).
@@ -173,6 +182,7 @@ int famfs_removed_add(struct inode *inode, u64 seq);
 void famfs_removed_del(struct inode *inode);
 long famfs_ioc_held(struct file *dirf, void __user *arg);
 long famfs_ioc_slot_write(struct file *dirf, void __user *arg);
+long famfs_ioc_synced(struct file *dirf, unsigned int cmd, void __user *arg);
 void famfs_follow_release_slot(struct super_block *sb);
 
 /* ioctl.c */

@@ -116,6 +116,30 @@ long famfs_ioc_slot_write(struct file *dirf, void __user *arg)
 	return rc;
 }
 
+/*
+ * The log seq up to which the agent has brought the mount (every EXCHANGE
+ * up to it is in the tree), so that an agent started later replays in
+ * steps only from there (lib/kmount.c).
+ */
+long famfs_ioc_synced(struct file *dirf, unsigned int cmd, void __user *arg)
+{
+	struct famfs_sb_info *sbi = FAMFS_SB(file_inode(dirf)->i_sb);
+	struct famfs_ioc_synced s = {};
+
+	if (cmd == FAMFS_IOC_SYNCED_GET) {
+		spin_lock(&sbi->removed_lock);
+		s.seq = sbi->synced_seq;
+		spin_unlock(&sbi->removed_lock);
+		return copy_to_user(arg, &s, sizeof(s)) ? -EFAULT : 0;
+	}
+	if (copy_from_user(&s, arg, sizeof(s)))
+		return -EFAULT;
+	spin_lock(&sbi->removed_lock);
+	sbi->synced_seq = s.seq;
+	spin_unlock(&sbi->removed_lock);
+	return 0;
+}
+
 /* At unmount: the slot the agent holds for this mount is free again. */
 void famfs_follow_release_slot(struct super_block *sb)
 {

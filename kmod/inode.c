@@ -190,6 +190,89 @@ out_unlock:
 	return rc;
 }
 
+/*
+ * Swap @a and @b (both parents locked by lock_rename()) with d_move(),
+ * as d_exchange() is not exported: each moves onto a fresh unhashed
+ * dentry of the other's name. In between, the name @a left has no
+ * dentry (a lookup takes the slow path and waits for the parent's lock,
+ * which we hold) and @b's name has both (a lookup finds the one or the
+ * other): never a miss, never a mix.
+ */
+static int famfs_swap_dentries(struct dentry *a, struct dentry *b)
+{
+	struct dentry *to_b = d_alloc(b->d_parent, &b->d_name);
+	struct dentry *to_a = d_alloc(a->d_parent, &a->d_name);
+
+	if (!to_a || !to_b) {
+		if (to_a)
+			dput(to_a);
+		if (to_b)
+			dput(to_b);
+		return -ENOMEM;
+	}
+	d_move(a, to_b);
+	d_move(b, to_a);
+	dput(to_a);
+	dput(to_b);
+	return 0;
+}
+
+/* @d holds inode @ino, and is not the root's .meta. */
+static int famfs_exchange_check(struct dentry *d, u64 ino)
+{
+	if (IS_ERR(d))
+		return PTR_ERR(d);
+	if (d_really_is_negative(d))
+		return -ENOENT;
+	if (d_inode(d)->i_ino != ino)
+		return -ESTALE;
+	if (IS_ROOT(d->d_parent) && !strcmp(d->d_name.name, FAMFS_KMOD_META_DIR))
+		return -EINVAL;
+	return 0;
+}
+
+int famfs_exchange(struct dentry *pa, const char *na, u64 ino_a,
+		   struct dentry *pb, const char *nb, u64 ino_b)
+{
+	struct inode *da = d_inode(pa), *db = d_inode(pb);
+	struct dentry *a, *b, *trap;
+	struct timespec64 now;
+	int rc;
+
+	if (pa->d_sb != pb->d_sb)
+		return -EXDEV;
+	trap = lock_rename(pa, pb);
+	if (IS_ERR(trap))
+		return PTR_ERR(trap);
+	a = lookup_one_len(na, pa, strlen(na));
+	b = lookup_one_len(nb, pb, strlen(nb));
+	rc = famfs_exchange_check(a, ino_a);
+	if (!rc)
+		rc = famfs_exchange_check(b, ino_b);
+	/* one of them is an ancestor of the other's directory */
+	if (!rc && (a == trap || b == trap))
+		rc = -EINVAL;
+	if (rc || a == b)
+		goto out;
+	rc = famfs_swap_dentries(a, b);
+	if (rc)
+		goto out;
+	/* the nlink of a directory's parent follows the directory */
+	simple_rename_exchange(da, a, db, b);
+	now = current_time(da);
+	inode_set_ctime_to_ts(d_inode(a), now);
+	inode_set_ctime_to_ts(d_inode(b), now);
+	inode_set_ctime_to_ts(da, inode_set_mtime_to_ts(da, now));
+	inode_set_ctime_to_ts(db, inode_set_mtime_to_ts(db, now));
+out:
+	if (!IS_ERR(b))
+		dput(b);
+	if (!IS_ERR(a))
+		dput(a);
+	unlock_rename(pa, pb);
+	return rc;
+}
+
 int famfs_change_attrs(struct dentry *parent, const char *name,
 		       const struct famfs_attrs *a, struct timespec64 atime)
 {

@@ -5,6 +5,7 @@
  * by famfs_kmap_validate() before the kernel uses it.
  */
 #include <linux/capability.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -201,6 +202,36 @@ static long famfs_ioc_remove(struct file *dirf, void __user *arg)
 	return rc;
 }
 
+static long famfs_ioc_exchange(struct file *dirf, void __user *arg)
+{
+	struct famfs_ioc_exchange *req;
+	struct file *fb = NULL;
+	long rc;
+
+	req = memdup_user(arg, sizeof(*req));
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+	rc = famfs_check_name(req->name_a);
+	if (!rc)
+		rc = famfs_check_name(req->name_b);
+	if (!rc && req->reserved)
+		rc = -EINVAL;
+	if (!rc) {
+		fb = fget(req->dirfd_b);
+		if (!fb)
+			rc = -EBADF;
+		else if (!S_ISDIR(file_inode(fb)->i_mode))
+			rc = -ENOTDIR;
+	}
+	if (!rc)
+		rc = famfs_exchange(file_dentry(dirf), req->name_a, req->ino_a,
+				    file_dentry(fb), req->name_b, req->ino_b);
+	if (fb)
+		fput(fb);
+	kfree(req);
+	return rc;
+}
+
 static long famfs_ioc_setattr(struct file *dirf, void __user *arg)
 {
 	struct famfs_ioc_setattr *req;
@@ -255,9 +286,16 @@ long famfs_dir_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case FAMFS_IOC_SLOT_WRITE:
 	case FAMFS_IOC_SETATTR:
 	case FAMFS_IOC_SYMLINK:
+	case FAMFS_IOC_EXCHANGE:
 		if (!capable(CAP_SYS_ADMIN))
 			return -EPERM;
 		break;
+	case FAMFS_IOC_SYNCED_SET:
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		return famfs_ioc_synced(file, cmd, uarg);
+	case FAMFS_IOC_SYNCED_GET:
+		return famfs_ioc_synced(file, cmd, uarg);
 	case FAMFS_IOC_HELD:
 		return famfs_ioc_held(file, uarg);
 	default:
@@ -275,6 +313,8 @@ long famfs_dir_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return famfs_ioc_setattr(file, uarg);
 	if (cmd == FAMFS_IOC_SYMLINK)
 		return famfs_ioc_symlink(file, uarg);
+	if (cmd == FAMFS_IOC_EXCHANGE)
+		return famfs_ioc_exchange(file, uarg);
 	return famfs_ioc_device_add(file, uarg);
 }
 

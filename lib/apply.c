@@ -513,6 +513,101 @@ static int apply_rename(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 	return 0;
 }
 
+/* Whether @a is @n or an ancestor of it. */
+static bool is_ancestor(const struct famfs_node *a, const struct famfs_node *n)
+{
+	for (; n; n = n->parent)
+		if (n == a)
+			return true;
+	return false;
+}
+
+/* The live node entry @seq created, which must be at @path; NULL and
+ * @why when it is not.
+ */
+static struct famfs_node *exchange_node(struct famfs_fs *fs, uint64_t seq,
+					const char *path, uint16_t len,
+					char *why, size_t whylen)
+{
+	char cur[FAMFS_PATH_MAX + 2];
+	struct famfs_node *n = famfs_node_by_ino(fs, FAMFS_ROOT_INO + seq);
+	int r;
+
+	if (!n || n->deleted || n == fs->root) {
+		snprintf(why, whylen, "exchange of '%.*s': entry %llu is not live",
+			 (int)len, path, (unsigned long long)seq);
+		return NULL;
+	}
+	r = famfs_node_path(n, cur, sizeof(cur));
+	if (r < 0 || (size_t)r != len || memcmp(cur, path, len)) {
+		snprintf(why, whylen, "exchange of '%.*s': entry %llu is not there",
+			 (int)len, path, (unsigned long long)seq);
+		return NULL;
+	}
+	return n;
+}
+
+/* Format 1.5: two live nodes swap their names (RENAME_EXCHANGE). */
+static int apply_exchange(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
+			  char *why, size_t whylen)
+{
+	const struct famfs_entry_exchange *x = (const void *)(h + 1);
+	const char *pa = (const char *)(x + 1), *pb = pa + x->a_len;
+	struct famfs_node *a, *b;
+	char *ext_a, *ext_b;
+	int r;
+
+	if (h->len < sizeof(*h) + sizeof(*x) + (uint64_t)x->a_len + x->b_len) {
+		snprintf(why, whylen, "exchange entry too short");
+		return -EINVAL;
+	}
+	r = check_path(pa, x->a_len, why, whylen);
+	if (!r)
+		r = check_path(pb, x->b_len, why, whylen);
+	if (r)
+		return r;
+	if (x->reserved || x->a_seq == x->b_seq) {
+		snprintf(why, whylen, "exchange of '%.*s': %s", (int)x->a_len, pa,
+			 x->reserved ? "reserved field is not zero" :
+			 "a node with itself");
+		return -EINVAL;
+	}
+	a = exchange_node(fs, x->a_seq, pa, x->a_len, why, whylen);
+	b = a ? exchange_node(fs, x->b_seq, pb, x->b_len, why, whylen) : NULL;
+	if (!a || !b)
+		return -ENOENT;
+	if (is_ancestor(a, b) || is_ancestor(b, a)) {
+		snprintf(why, whylen, "exchange of '%.*s' and '%.*s': one holds "
+			 "the other", (int)x->a_len, pa, (int)x->b_len, pb);
+		return -EINVAL;
+	}
+	/* both names get their memory first: nothing to undo after */
+	r = famfs_ns_move_prepare(fs, a, strlen(famfs_node_name_of(b)), &ext_a);
+	if (!r) {
+		r = famfs_ns_move_prepare(fs, b, strlen(famfs_node_name_of(a)),
+					  &ext_b);
+		if (r && ext_a)
+			famfs_arena_free(&fs->arena, ext_a,
+					 strlen(famfs_node_name_of(b)) + 1);
+	}
+	if (r) {
+		snprintf(why, whylen, "out of memory");
+		return r;
+	}
+	famfs_ns_exchange(fs, a, b, ext_a, ext_b);
+	a->ctime_ns = b->ctime_ns = h->logged_ns;
+	/* each name now holds the other node. Path a first, path b last: a
+	 * FUSE client drops its cached names in this order, and a lookup
+	 * of the name dropped first that races the second drop can fail
+	 * with ESTALE (the kernel cannot take the locks to move the
+	 * directory's other alias): the name readers use goes last
+	 * (docs/fuse.md)
+	 */
+	notify(fs, h, b, b->parent, famfs_node_name_of(b));
+	notify(fs, h, a, a->parent, famfs_node_name_of(a));
+	return 0;
+}
+
 uint32_t famfs_entry_prefetch(struct famfs_fs *fs, const uint8_t *base,
 			      uint64_t off, uint64_t len)
 {
@@ -628,6 +723,8 @@ int famfs_apply_entry(struct famfs_fs *fs, const struct famfs_entry_hdr *h,
 		return apply_rename(fs, h, why, whylen);
 	case FAMFS_ENTRY_SYMLINK:
 		return apply_symlink(fs, h, why, whylen);
+	case FAMFS_ENTRY_EXCHANGE:
+		return apply_exchange(fs, h, why, whylen);
 	default:
 		if (h->flags & FAMFS_ENTRY_F_OPTIONAL)
 			return 0;

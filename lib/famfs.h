@@ -97,11 +97,18 @@ enum famfs_open_flags {
 	FAMFS_OPEN_MASTER = 1,    /* writer lock, allocator, appends */
 	FAMFS_OPEN_CLIENT = 2,    /* claims a client slot, publishes replay */
 	FAMFS_OPEN_FORCE = 4,     /* master: take over from another host */
+	FAMFS_OPEN_EXCHANGE_STEPS = 8, /* each replay (the open's too) ends
+				   * before an EXCHANGE entry past
+				   * steps_after and right after it: a
+				   * kernel mount's follower swaps it in
+				   * place (lib/kmount.c) */
 };
 
 struct famfs_open_opts {
 	unsigned flags;           /* enum famfs_open_flags */
 	const char *host_name;    /* NULL: gethostname() */
+	uint64_t steps_after;     /* FAMFS_OPEN_EXCHANGE_STEPS: only for
+				   * EXCHANGEs with a higher seq */
 };
 
 struct famfs_fs;
@@ -413,6 +420,22 @@ int famfs_symlink(struct famfs_fs *fs, const char *path, const char *target,
 int famfs_unlink(struct famfs_fs *fs, const char *path, struct famfs_err *e);
 
 /*
+ * famfs_remove_tree() - remove @path and everything below it (a file, a
+ * symlink or a directory of any depth; a dataset's retired generation):
+ * one DELETE per node, children before their directory, group-committed
+ * in BATCH entries of at most 1,024 deletes (format 1.1). Each delete
+ * follows the rule of famfs_unlink(): the space is reused only once every
+ * live client slot replayed past it and no local user holds the file
+ * open or mapped. Returns the number of nodes removed (>= 1), or a
+ * negative errno: -ENOENT (no such path), -EBUSY (the root), -EROFS (not
+ * master), -EUCLEAN (corrupt log), -ENOSPC (log full). When a later batch
+ * fails after earlier ones were committed, part of the tree is gone: the
+ * error says how many nodes, and calling again removes the rest.
+ */
+int64_t famfs_remove_tree(struct famfs_fs *fs, const char *path,
+			  struct famfs_err *e);
+
+/*
  * famfs_rename() - move the committed file or directory @oldpath to
  * @newpath with one RENAME log entry (format 1.2), as rename(2): the node
  * keeps its inode and data; a file (or empty directory) at @newpath is
@@ -420,8 +443,15 @@ int famfs_unlink(struct famfs_fs *fs, const char *path, struct famfs_err *e);
  * is past it, as after famfs_unlink()). FAMFS_RENAME_NOREPLACE: -EEXIST
  * instead. A directory cannot move into itself (-EINVAL), a file cannot
  * replace a directory (-EISDIR) nor a directory a file (-ENOTDIR).
+ * FAMFS_RENAME_EXCHANGE: @oldpath and @newpath (both must exist: -ENOENT)
+ * swap their nodes, files or directories of either kind, with one
+ * EXCHANGE entry (format 1.5; the superblock is raised to 1.5 first);
+ * nothing is deleted. -EINVAL when one holds the other (a directory and
+ * its own ancestor or descendant) or with NOREPLACE, -EBUSY for the root;
+ * the same node twice is 0 with nothing appended.
  */
 #define FAMFS_RENAME_NOREPLACE 0x1
+#define FAMFS_RENAME_EXCHANGE 0x2
 int famfs_rename(struct famfs_fs *fs, const char *oldpath, const char *newpath,
 		 unsigned flags, struct famfs_err *e);
 

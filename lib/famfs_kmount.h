@@ -25,6 +25,7 @@ struct famfs_kmount_count {
 	unsigned attrs;           /* entries in the mount whose mode, owner
 				   * or times a SETATTR changed */
 	unsigned symlinks;        /* symbolic links added (SYMLINK) */
+	unsigned exchanged;       /* EXCHANGEs swapped in place (format 1.5) */
 };
 
 /* A kernel mount followed by this process: the log read via .meta. */

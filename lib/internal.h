@@ -247,6 +247,13 @@ struct famfs_fs {
 
 	famfs_change_fn change_fn;
 	void *change_arg;
+	/* FAMFS_OPEN_EXCHANGE_STEPS (a kernel mount's follower, kmount.c):
+	 * each scan ends before an EXCHANGE (unless it is the first entry)
+	 * and right after one, so that the mount is in step before the two
+	 * names swap there
+	 */
+	bool scan_exchange_alone;
+	uint64_t steps_after;         /* ... for EXCHANGEs past this seq */
 };
 
 /* tailrec.c: the committed-tail record, format 1.4 */
@@ -313,6 +320,12 @@ int famfs_ns_move_prepare(struct famfs_fs *fs, const struct famfs_node *n,
 void famfs_ns_move(struct famfs_fs *fs, struct famfs_node *n,
 		   struct famfs_node *dir, const char *name, size_t nlen,
 		   char *ext);
+/* Exchange: @a takes @b's place and name and @b @a's (no ancestry check
+ * here); *@ext_a is famfs_ns_move_prepare() of @a for @b's name length,
+ * *@ext_b the other way round. Cannot fail.
+ */
+void famfs_ns_exchange(struct famfs_fs *fs, struct famfs_node *a,
+		       struct famfs_node *b, char *ext_a, char *ext_b);
 /* Split @path into parent dir + last name; NULL if the parent is absent. */
 struct famfs_node *famfs_ns_parent(struct famfs_fs *fs, const char *path,
 				   size_t plen, const char **name,

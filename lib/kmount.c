@@ -39,8 +39,16 @@ struct freed {
 	uint64_t seq;
 };
 
+/* The EXCHANGE the last replay ended with (kmount_walk() swaps it). */
+struct exchange {
+	bool pending;
+	uint64_t ino_a, ino_b;
+	char a[FAMFS_PATH_MAX + 1], b[FAMFS_PATH_MAX + 1];
+};
+
 struct famfs_kmount {
 	char mnt[FAMFS_PATH_MAX + 1];
+	struct exchange xchg;
 	struct famfs_fs *fs;
 	bool dirty;               /* entries replayed or busy since the walk */
 	unsigned added;           /* devices attach added, for the next count */
@@ -141,6 +149,18 @@ static void note_freed(void *arg, const struct famfs_entry_hdr *h,
 
 	(void)parent;
 	(void)name;
+	if (h->type == FAMFS_ENTRY_EXCHANGE && node && !km->xchg.pending) {
+		const struct famfs_entry_exchange *x = (const void *)(h + 1);
+		const char *pa = (const char *)(x + 1);
+
+		km->xchg.pending = true;
+		km->xchg.ino_a = FAMFS_ROOT_INO + x->a_seq;
+		km->xchg.ino_b = FAMFS_ROOT_INO + x->b_seq;
+		snprintf(km->xchg.a, sizeof(km->xchg.a), "%.*s", (int)x->a_len, pa);
+		snprintf(km->xchg.b, sizeof(km->xchg.b), "%.*s", (int)x->b_len,
+			 pa + x->a_len);
+		return;
+	}
 	if (h->type == FAMFS_ENTRY_DELETE)
 		target = ((const struct famfs_entry_delete *)(h + 1))->target_seq;
 	else if (h->type == FAMFS_ENTRY_RENAME && !node)
@@ -182,6 +202,20 @@ static int open_log(const char *mnt, const char *const *devs, unsigned ndev,
 {
 	struct famfs_open_opts o = { .flags = FAMFS_OPEN_READ };
 	char (*buf)[FAMFS_PATH_MAX] = calloc(FAMFS_MAX_DEVICES, sizeof(*buf));
+	struct famfs_ioc_synced s;
+	int fd;
+
+	/* Replay in steps past where the mount was brought (an agent before
+	 * this one): each EXCHANGE is swapped in place. A module without
+	 * the seq: all at once, exchanges by remove and add.
+	 */
+	fd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && !ioctl(fd, FAMFS_IOC_SYNCED_GET, &s)) {
+		o.flags |= FAMFS_OPEN_EXCHANGE_STEPS;
+		o.steps_after = s.seq;
+	}
+	if (fd >= 0)
+		close(fd);
 	const char *paths[FAMFS_MAX_DEVICES];
 	unsigned nmeta;
 	int r;
@@ -593,6 +627,8 @@ static int publish_position(struct famfs_kmount *km, struct famfs_err *e)
 static int kmount_walk(struct famfs_kmount *km, const char *const *devs,
 		       unsigned ndev, struct famfs_kmount_count *n,
 		       struct famfs_err *e);
+static int kmount_converge(struct famfs_kmount *km,
+			   struct famfs_kmount_count *n, struct famfs_err *e);
 
 FAMFS_EXPORT int famfs_kmount_sync(struct famfs_kmount *km,
 				   const char *const *devs, unsigned ndev,
@@ -624,30 +660,95 @@ static int reopen_log(struct famfs_kmount *km, const char *const *devs,
 	return r || !had_slot ? r : famfs_kmount_claim_slot(km, host, e);
 }
 
+/* Open the directory of @path (normalized) in the mount; its last name
+ * into @name.
+ */
+static int open_parent(const char *mnt, const char *path, const char **name)
+{
+	char dir[2 * FAMFS_PATH_MAX + 2];
+	const char *slash = strrchr(path, '/');
+
+	*name = slash + 1;
+	snprintf(dir, sizeof(dir), "%s/%.*s", mnt, (int)(slash - path), path);
+	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/*
+ * The EXCHANGE replay just applied, swapped in the mount in one step
+ * (FAMFS_IOC_EXCHANGE) when the mount has the two inodes at the two
+ * names (it was in step before the entry: replay stopped there). Else,
+ * or if the module refuses, the walk's remove and add passes converge
+ * the mount the slow way.
+ */
+static void kmount_exchange(struct famfs_kmount *km,
+			    struct famfs_kmount_count *n)
+{
+	struct famfs_ioc_exchange req = { .ino_a = km->xchg.ino_a,
+					  .ino_b = km->xchg.ino_b };
+	const char *na, *nb;
+	int fa, fb;
+
+	km->xchg.pending = false;
+	fa = open_parent(km->mnt, km->xchg.a, &na);
+	fb = open_parent(km->mnt, km->xchg.b, &nb);
+	if (fa >= 0 && fb >= 0 && strlen(na) < sizeof(req.name_a) &&
+	    strlen(nb) < sizeof(req.name_b)) {
+		snprintf(req.name_a, sizeof(req.name_a), "%s", na);
+		snprintf(req.name_b, sizeof(req.name_b), "%s", nb);
+		req.dirfd_b = fb;
+		if (!ioctl(fa, FAMFS_IOC_EXCHANGE, &req))
+			n->exchanged++;
+	}
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+}
+
 static int kmount_walk(struct famfs_kmount *km, const char *const *devs,
 		       unsigned ndev, struct famfs_kmount_count *n,
 		       struct famfs_err *e)
 {
-	struct sync_ctx c = { .km = km, .n = n, .e = e, .mnt = km->mnt };
-	int rootfd, r;
+	int r;
 
 	memset(n, 0, sizeof(*n));
 	n->devices = km->added;
 	km->added = 0;
-	r = famfs_replay(km->fs, e);
-	if (r < 0)
-		return r;
-	if (r > 0)
-		km->dirty = true;
-	if (km->fs->missing_dev[0]) {
-		/* A DEVICE_ADD for a device the mount lacks: add it, reopen. */
-		r = reopen_log(km, devs, ndev, &n->devices, e);
-		if (r)
+	/* replay stops before and after each EXCHANGE: the mount is brought
+	 * up to the entry, the entry swaps the two names in place, on
+	 */
+	for (;;) {
+		if (km->dirty) {
+			r = kmount_converge(km, n, e);
+			if (r)
+				return r;
+		}
+		r = famfs_replay(km->fs, e);
+		if (r < 0)
 			return r;
+		if (r == 0 && !km->fs->missing_dev[0])
+			return 0;
 		km->dirty = true;
+		if (km->fs->missing_dev[0]) {
+			/* A DEVICE_ADD for a device the mount lacks: add
+			 * it, reopen.
+			 */
+			r = reopen_log(km, devs, ndev, &n->devices, e);
+			if (r)
+				return r;
+		}
+		if (km->xchg.pending)
+			kmount_exchange(km, n);
 	}
-	if (!km->dirty)
-		return 0;
+}
+
+/* The remove pass, then the add pass, over the whole tree. */
+static int kmount_converge(struct famfs_kmount *km,
+			   struct famfs_kmount_count *n, struct famfs_err *e)
+{
+	struct sync_ctx c = { .km = km, .n = n, .e = e, .mnt = km->mnt };
+	int rootfd, r;
+
 	rootfd = open(km->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return famfs_set_err(e, -errno, "cannot open %s: %s", km->mnt,
@@ -663,6 +764,12 @@ static int kmount_walk(struct famfs_kmount *km, const char *const *devs,
 	c.removing = false;
 	if (!r)
 		r = sync_dir(&c, rootfd, famfs_root(km->fs));
+	if (!r) {
+		/* every EXCHANGE up to here is in the mount */
+		struct famfs_ioc_synced s = { .seq = km->fs->last_seq };
+
+		ioctl(rootfd, FAMFS_IOC_SYNCED_SET, &s);
+	}
 	famfs_fs_unlock(km->fs);
 	close(rootfd);
 	/* Busy files are tried again next time. */

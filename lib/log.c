@@ -326,6 +326,17 @@ static const uint8_t *window_get(struct famfs_fs *fs, struct log_window *w,
 	return w->buf;
 }
 
+/* FAMFS_OPEN_EXCHANGE_STEPS: the entry at @p (the next) is an EXCHANGE
+ * that a scan applies alone.
+ */
+static bool exchange_step(const struct famfs_fs *fs, const uint8_t *p)
+{
+	const struct famfs_entry_hdr *h = (const void *)p;
+
+	return fs->scan_exchange_alone && h->type == FAMFS_ENTRY_EXCHANGE &&
+	       h->seq > fs->steps_after;
+}
+
 /* Apply every valid entry after the tail; returns how many. */
 int famfs_log_scan(struct famfs_fs *fs, struct famfs_err *e)
 {
@@ -378,6 +389,8 @@ int famfs_log_scan(struct famfs_fs *fs, struct famfs_err *e)
 					     (uint64_t)len);
 		if (len < 0)
 			goto stop;
+		if (exchange_step(fs, p) && applied)
+			break;  /* the caller syncs first (kmount.c) */
 		r = famfs_apply_entry(fs, (const void *)p, why, sizeof(why));
 		if (r == -ENODEV) {
 			/* a device this open was not given: wait here until
@@ -399,7 +412,11 @@ int famfs_log_scan(struct famfs_fs *fs, struct famfs_err *e)
 		fs->last_seq += nseq;
 		fs->nentries += nseq;
 		applied++;
+		if (exchange_step(fs, p))
+			break;
 	}
+	window_free(&w);
+	return applied;
 stop:
 	classify_tail(fs, len, why);
 	famfs_tail_judge(fs, why);

@@ -6,6 +6,7 @@
  * entries and every FUSE lookup cost O(1) per path component.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -372,13 +373,12 @@ int famfs_ns_move_prepare(struct famfs_fs *fs, const struct famfs_node *n,
 	return *ext ? 0 : -ENOMEM;
 }
 
-void famfs_ns_move(struct famfs_fs *fs, struct famfs_node *n,
-		   struct famfs_node *dir, const char *name, size_t nlen,
-		   char *ext)
+/* Give the unlinked @n the name @name (in *@ext when it does not fit). */
+static void name_set(struct famfs_fs *fs, struct famfs_node *n,
+		     const char *name, size_t nlen, char *ext)
 {
 	char *to = ext ? ext : n->name_buf;
 
-	link_out(fs, n);
 	name_free(fs, n);
 	memcpy(to, name, nlen);
 	to[nlen] = '\0';
@@ -386,8 +386,37 @@ void famfs_ns_move(struct famfs_fs *fs, struct famfs_node *n,
 		memcpy(n->name_buf, &ext, sizeof(ext));
 		n->name_ext = true;
 	}
+}
+
+void famfs_ns_move(struct famfs_fs *fs, struct famfs_node *n,
+		   struct famfs_node *dir, const char *name, size_t nlen,
+		   char *ext)
+{
+	link_out(fs, n);
+	name_set(fs, n, name, nlen, ext);
 	/* children are keyed by their parent's pointer and inode: unchanged */
 	link_in(fs, n, dir, famfs_ns_hash(dir, name, nlen));
+}
+
+void famfs_ns_exchange(struct famfs_fs *fs, struct famfs_node *a,
+		       struct famfs_node *b, char *ext_a, char *ext_b)
+{
+	char na[FAMFS_NAME_MAX + 1], nb[FAMFS_NAME_MAX + 1];
+	struct famfs_node *da = a->parent, *db = b->parent;
+	size_t la, lb;
+
+	/* copies: each name's memory is freed before the other takes it */
+	la = (size_t)snprintf(na, sizeof(na), "%s", famfs_node_name_of(a));
+	lb = (size_t)snprintf(nb, sizeof(nb), "%s", famfs_node_name_of(b));
+	/* both out before either is in: the name table never holds a key
+	 * twice
+	 */
+	link_out(fs, a);
+	link_out(fs, b);
+	name_set(fs, a, nb, lb, ext_a);
+	name_set(fs, b, na, la, ext_b);
+	link_in(fs, a, db, famfs_ns_hash(db, nb, lb));
+	link_in(fs, b, da, famfs_ns_hash(da, na, la));
 }
 
 /* Unlink @n from tree and tables; a held node lives on as a zombie

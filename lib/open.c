@@ -172,6 +172,8 @@ FAMFS_EXPORT int famfs_open(const char *const *paths, unsigned ndev,
 	if (!fs)
 		return famfs_set_err(e, -ENOMEM, "out of memory");
 	fs->flags = flags;
+	fs->scan_exchange_alone = flags & FAMFS_OPEN_EXCHANGE_STEPS;
+	fs->steps_after = o ? o->steps_after : 0;
 	fs->slot = -1;
 	fs->publish_cap = UINT64_MAX;
 	pthread_rwlock_init(&fs->lock, NULL);

@@ -12,7 +12,7 @@
 #include "internal.h"
 
 /* The path an entry at @p (@avail bytes) creates or changes (a RENAME:
- * its new name), best effort: NULL if its header or lengths do not hold
+ * its new name; an EXCHANGE: its first), best effort: NULL if its header or lengths do not hold
  * together, or it names none (DEVICE_ADD).
  */
 static const char *entry_path(const uint8_t *p, uint64_t avail, uint16_t *plen)
@@ -54,6 +54,12 @@ static const char *entry_path(const uint8_t *p, uint64_t avail, uint16_t *plen)
 
 		at = sizeof(*h) + sizeof(*r) + r->old_len; /* the new name */
 		*plen = r->new_len;
+	} else if (h->type == FAMFS_ENTRY_EXCHANGE &&
+		   h->len >= sizeof(*h) + sizeof(struct famfs_entry_exchange)) {
+		const struct famfs_entry_exchange *x = (const void *)(h + 1);
+
+		at = sizeof(*h) + sizeof(*x); /* path a */
+		*plen = x->a_len;
 	} else {
 		return NULL;
 	}

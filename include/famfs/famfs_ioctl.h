@@ -155,6 +155,27 @@ struct famfs_ioc_symlink {
 	char name[FAMFS_IOC_NAME_MAX + 1];
 };
 
+/*
+ * An EXCHANGE of the log (format 1.5): entry @name_a of the directory the
+ * ioctl is issued on (inode @ino_a) and entry @name_b of the directory
+ * open as @dirfd_b (inode @ino_b) swap places in one step, as
+ * renameat2(RENAME_EXCHANGE): a path walk finds the one or the other,
+ * and an open directory or file keeps its inode.
+ */
+struct famfs_ioc_exchange {
+	__u64 ino_a;
+	__u64 ino_b;
+	__s32 dirfd_b;		/* a directory of the same mount */
+	__u32 reserved;		/* must be 0 */
+	char name_a[FAMFS_IOC_NAME_MAX + 1];
+	char name_b[FAMFS_IOC_NAME_MAX + 1];
+};
+
+/* The log seq the replaying agent has brought the mount to. */
+struct famfs_ioc_synced {
+	__u64 seq;
+};
+
 #define FAMFS_IOC_SLOT_BYTES	64	/* struct famfs_client_slot */
 
 /*
@@ -195,6 +216,18 @@ struct famfs_ioc_slot {
 /* On a directory fd: add a symbolic link (a SYMLINK in the log). */
 #define FAMFS_IOC_SYMLINK	_IOW(FAMFS_IOC_MAGIC, 9, \
 				     struct famfs_ioc_symlink)
+/*
+ * On a directory fd: swap two entries (an EXCHANGE in the log). -ESTALE
+ * when a name holds another inode, -ENOENT when it holds none, -EINVAL
+ * when one is an ancestor of the other, -EXDEV for another mount.
+ */
+#define FAMFS_IOC_EXCHANGE	_IOW(FAMFS_IOC_MAGIC, 10, \
+				     struct famfs_ioc_exchange)
+/* On a directory fd: record (CAP_SYS_ADMIN) or read the agent's seq. */
+#define FAMFS_IOC_SYNCED_SET	_IOW(FAMFS_IOC_MAGIC, 11, \
+				     struct famfs_ioc_synced)
+#define FAMFS_IOC_SYNCED_GET	_IOR(FAMFS_IOC_MAGIC, 12, \
+				     struct famfs_ioc_synced)
 /* On a directory fd: report removed files still in use (no capability). */
 #define FAMFS_IOC_HELD		_IOR(FAMFS_IOC_MAGIC, 6, struct famfs_ioc_held)
 /* On the root fd: write client slot @index (CAP_SYS_ADMIN). */

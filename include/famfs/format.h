@@ -38,9 +38,9 @@
 
 #define FAMFS_FORMAT_MAJOR 1
 /* 1.1: SETATTR, BATCH; 1.2: RENAME; 1.3: SYMLINK; 1.4: committed-tail
- * record; 1.0 is still read
+ * record; 1.5: EXCHANGE; 1.0 is still read
  */
-#define FAMFS_FORMAT_MINOR 4
+#define FAMFS_FORMAT_MINOR 5
 
 #define FAMFS_MAX_DEVICES 64
 #define FAMFS_MAX_STRIPS 64
@@ -198,6 +198,7 @@ enum famfs_entry_type {
 	FAMFS_ENTRY_BATCH = 6,      /* 1.1: entries committed all or nothing */
 	FAMFS_ENTRY_RENAME = 7,     /* 1.2: move a file or directory */
 	FAMFS_ENTRY_SYMLINK = 8,    /* 1.3: a symbolic link and its target */
+	FAMFS_ENTRY_EXCHANGE = 9,   /* 1.5: swap the names of two nodes */
 };
 
 #define FAMFS_ENTRY_F_OPTIONAL 0x0001 /* a reader may skip an unknown type */
@@ -348,5 +349,21 @@ struct famfs_entry_symlink {
 	uint32_t reserved;         /* zero */
 };
 FAMFS_STATIC_ASSERT(sizeof(struct famfs_entry_symlink) == 24, "symlink size");
+
+/* EXCHANGE (format 1.5): hdr, this, path a bytes, path b bytes, pad.
+ * In one step the live node entry @a_seq created (at path a) takes path b
+ * and the node @b_seq created (at path b) takes path a, as rename(2) with
+ * RENAME_EXCHANGE: files, symlinks and directories alike, whole subtrees
+ * with them. Nothing is deleted or freed; both keep inode and map. Not
+ * OPTIONAL: a reader that skipped it would serve the other tree.
+ */
+struct famfs_entry_exchange {
+	uint64_t a_seq;            /* entry that created the node at path a */
+	uint64_t b_seq;            /* entry that created the node at path b */
+	uint16_t a_len;            /* path a bytes (checked against the tree) */
+	uint16_t b_len;            /* path b bytes (checked against the tree) */
+	uint32_t reserved;         /* zero */
+};
+FAMFS_STATIC_ASSERT(sizeof(struct famfs_entry_exchange) == 24, "exchange size");
 
 #endif /* FAMFS_FORMAT_H */

@@ -2,7 +2,8 @@
 # fuse_rename: rename(2) on the master mount is one RENAME log entry
 # (format 1.2), not a copy: a file keeps its inode and bytes, a directory
 # moves with what it holds, a file replaces a file (RENAME_NOREPLACE
-# refuses, RENAME_EXCHANGE is refused clearly), a file still being
+# refuses, RENAME_EXCHANGE swaps two files by one EXCHANGE entry,
+# RENAME_WHITEOUT is refused clearly), a file still being
 # written moves, and a client mount follows every one of them; a file a
 # client holds open and mapped keeps its bytes when the master renames it
 # or replaces it; a fresh client and fsck agree.
@@ -98,7 +99,8 @@ client_sees b/back 9 70000
 "$UTIL" verify 9 70000 "$M/b/back" || die "pending file after its rename"
 ok "a file being written moves over a committed one; committed under its new name"
 
-# renameat2 flags: NOREPLACE is honoured, EXCHANGE refused clearly
+# renameat2 flags: NOREPLACE is honoured, EXCHANGE swaps (one EXCHANGE
+# entry, seen on the client), WHITEOUT is refused clearly
 renameat2() {
 	/usr/bin/python3 - "$@" <<'EOF'
 import ctypes, os, sys
@@ -111,15 +113,33 @@ EOF
 "$UTIL" write 4 100 "$M/b/other" seq || die "write other"
 [ "$(renameat2 "$M/b/other" "$M/b/back" 1)" = "File exists" ] ||
 	die "RENAME_NOREPLACE replaced a file"
-[ "$(renameat2 "$M/b/other" "$M/b/back" 2)" = "Invalid argument" ] ||
-	die "RENAME_EXCHANGE was not refused"
-grep -q "RENAME_EXCHANGE is not supported" "$T/master.log" ||
-	die "the master did not say why it refused RENAME_EXCHANGE"
+ino_o=$(stat -c %i "$M/b/other") ino_b=$(stat -c %i "$M/b/back")
+[ "$(renameat2 "$M/b/other" "$M/b/back" 2)" = "ok" ] ||
+	die "RENAME_EXCHANGE of two files failed"
+[ "$(stat -c %i "$M/b/back")" = "$ino_o" ] || die "exchange: inode of back"
+"$UTIL" verify 9 70000 "$M/b/other" && "$UTIL" verify 4 100 "$M/b/back" ||
+	die "RENAME_EXCHANGE did not swap the bytes"
+client_sees b/back 4 100
+client_sees b/other 9 70000
+[ "$(renameat2 "$M/b/other" "$M/b/nope" 2)" = "No such file or directory" ] ||
+	die "RENAME_EXCHANGE with a missing name"
+[ "$(renameat2 "$M/b/other" "$M/b/back" 2)" = "ok" ] || die "exchange back"
+[ "$(stat -c %i "$M/b/back")" = "$ino_b" ] || die "exchange back: inode"
+# (the VFS itself refuses WHITEOUT without CAP_MKNOD: EPERM, famfs never asked)
+wo=$(renameat2 "$M/b/other" "$M/b/back" 4)
+case $wo in
+"Invalid argument")
+	grep -q "flags 0x4 are not supported" "$T/master.log" ||
+		die "the master did not say why it refused RENAME_WHITEOUT" ;;
+"Operation not permitted") ;;
+*) die "RENAME_WHITEOUT was not refused: $wo" ;;
+esac
 [ "$(renameat2 "$M/b/other" "$M/b/fresh" 1)" = "ok" ] || die "RENAME_NOREPLACE to a free name"
 "$UTIL" verify 9 70000 "$M/b/back" && "$UTIL" verify 4 100 "$M/b/fresh" ||
 	die "flags changed the wrong files"
 client_sees b/fresh 4 100
-ok "RENAME_NOREPLACE: EEXIST or moved; RENAME_EXCHANGE: EINVAL, logged"
+client_sees b/back 9 70000
+ok "RENAME_NOREPLACE: EEXIST or moved; RENAME_EXCHANGE: swapped on both mounts; RENAME_WHITEOUT: EINVAL, logged"
 
 # the client refuses (read-only), a fresh client replays the same tree
 if mv "$C/b/fresh" "$C/b/x" 2>/dev/null; then die "a client renamed"; fi
@@ -137,6 +157,8 @@ diff "$T/lc1" "$T/lc" >"$T/diff" || die "fresh client's inodes differ: $(cat "$T
 umount_fs "$T/c2" "$LAST_PID"
 n=$("$CLI" log $DEVS | grep -c " rename ") || die "no rename entries in the log"
 [ "$n" -eq 6 ] || die "expected 6 rename entries, the log has $n"
+x=$("$CLI" log $DEVS | grep -c " exchange ") || die "no exchange entries in the log"
+[ "$x" -eq 2 ] || die "expected 2 exchange entries, the log has $x"
 umount_fs "$M" "$MPID"
 # shellcheck disable=SC2086
 "$CLI" fsck $DEVS >"$T/fsck" 2>&1 || die "fsck: $(cat "$T/fsck")"

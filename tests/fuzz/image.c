@@ -124,6 +124,17 @@ static void fill(void)
 	sa.uid = 5;
 	if (famfs_setattr(fs, at.ino, &sa, &e))
 		die("setattr symlink", &e);
+	/* format 1.5: a generation switch (EXCHANGE), the old one removed
+	 * (a BATCH of deletes)
+	 */
+	a.size = 1;
+	if (famfs_mkdir(fs, "/gen", 0755, 0, 0, &e) ||
+	    famfs_create_file(fs, "/gen/f", &a, NULL, NULL, &e) ||
+	    famfs_mkdir(fs, "/next", 0755, 0, 0, &e) ||
+	    famfs_create_file(fs, "/next/f2", &a, NULL, NULL, &e) ||
+	    famfs_rename(fs, "/next", "/gen", FAMFS_RENAME_EXCHANGE, &e) ||
+	    famfs_remove_tree(fs, "/next", &e) != 2)
+		die("exchange/remove tree", &e);
 	for (unsigned i = 0; i < 2; i++)
 		free((void *)reqs[i].map);
 	famfs_close(fs);

@@ -150,6 +150,25 @@ static void steps_rename(void)
 	       rc(renameat(dfd, "src", dfd, "other/src")), NULL);
 }
 
+/* renameat2(RENAME_EXCHANGE): a file and a directory swap, and back. */
+static void steps_exchange(void)
+{
+	struct stat st = { 0 };
+	int r = rc(renameat2(dfd, "r2", dfd, "other", RENAME_EXCHANGE));
+
+	fstatat(dfd, "r2", &st, AT_SYMLINK_NOFOLLOW);
+	report("exchange-file-dir", "rename", r, "r2-dir=%d other=%lld",
+	       S_ISDIR(st.st_mode), size_of("other"));
+	r = rc(renameat2(dfd, "r2", dfd, "other", RENAME_EXCHANGE));
+	report("exchange-back", "rename", r, "other/m=%lld r2=%lld",
+	       size_of("other/m"), size_of("r2"));
+	report("exchange-missing", "rename",
+	       rc(renameat2(dfd, "r2", dfd, "nope", RENAME_EXCHANGE)), NULL);
+	report("exchange-dir-descendant", "rename",
+	       rc(renameat2(dfd, "other", dfd, "other/src", RENAME_EXCHANGE)),
+	       NULL);
+}
+
 static void steps_links(void)
 {
 	char buf[256];
@@ -205,6 +224,7 @@ int main(int argc, char **argv)
 	steps_create();
 	steps_dirs();
 	steps_rename();
+	steps_exchange();
 	steps_links();
 	steps_attrs();
 	return 0;

@@ -21,6 +21,7 @@
  *                                 like live, MIB MiB in STRIPS strips
  *                                 (SEED 0: no data written)
  *   rename MOUNTPOINT OLD NEW     master via meta: one RENAME entry
+ *   exchange MOUNTPOINT A B       master via meta: one EXCHANGE entry
  *   symlink MOUNTPOINT PATH TARGET
  *                                 master via meta: missing parents, then
  *                                 one SYMLINK entry
@@ -72,7 +73,10 @@ int main(int argc, char **argv)
 	if ((argc == 5 || argc == 6) && !strcmp(cmd, "http"))
 		return http(argv[2], argv[3], argv[4], argc == 6 ? argv[5] : NULL);
 	if (argc == 5 && !strcmp(cmd, "rename"))
-		return rename_file(argv[2], argv[3], argv[4]);
+		return rename_file(argv[2], argv[3], argv[4], 0);
+	if (argc == 5 && !strcmp(cmd, "exchange"))
+		return rename_file(argv[2], argv[3], argv[4],
+				   FAMFS_RENAME_EXCHANGE);
 	if (argc == 5 && !strcmp(cmd, "symlink"))
 		return symlink_file(argv[2], argv[3], argv[4]);
 	if (argc == 6 && !strcmp(cmd, "reuse"))
@@ -115,7 +119,7 @@ int main(int argc, char **argv)
 		return expect_rofs(argv[2]);
 	fprintf(stderr, "usage: famfs-vmcheck mkfs|populate|live|write-mmap|"
 		"write-io|verify-read|verify-mmap|rw-cross|pmd|bench|mapinfo|"
-		"badmaps|expect-rofs|grow|rename|symlink|reuse|hold|http|cat-mmap|"
+		"badmaps|expect-rofs|grow|rename|exchange|symlink|reuse|hold|http|cat-mmap|"
 		"chmod|keep-mmap|map-save|map-overlap|unlocked ARGS (see the "
 		"source)\n");
 	return 2;

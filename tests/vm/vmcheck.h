@@ -41,7 +41,8 @@ int do_mkfs(char **devs, unsigned ndev);
 int populate(char **devs, unsigned ndev);
 int grow(const char *mnt, const char *path, unsigned seed,
 		 unsigned strips, uint64_t size);
-int rename_file(const char *mnt, const char *old, const char *new);
+int rename_file(const char *mnt, const char *old, const char *new,
+		unsigned flags);
 int symlink_file(const char *mnt, const char *path, const char *target);
 int live(const char *mnt, const char *path, unsigned seed);
 int reuse(const char *mnt, const char *old, const char *new,

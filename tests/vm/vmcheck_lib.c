@@ -154,8 +154,11 @@ int grow(const char *mnt, const char *path, unsigned seed,
 	return rc;
 }
 
-/* The master, through the mount's meta files, renames @old to @new. */
-int rename_file(const char *mnt, const char *old, const char *new)
+/* The master, through the mount's meta files, renames @old to @new
+ * (@flags: FAMFS_RENAME_EXCHANGE swaps them).
+ */
+int rename_file(const char *mnt, const char *old, const char *new,
+		unsigned flags)
 {
 	struct famfs_err e = { 0 };
 	struct famfs_fs *fs;
@@ -163,7 +166,7 @@ int rename_file(const char *mnt, const char *old, const char *new)
 
 	if (open_meta_master(mnt, &fs))
 		return 1;
-	rc = famfs_rename(fs, old, new, 0, &e);
+	rc = famfs_rename(fs, old, new, flags, &e);
 	famfs_close(fs);
 	return rc ? lib_fail(old, rc, &e) : 0;
 }

@@ -197,6 +197,43 @@ symlink_follow() {
 	famfs-vmcheck verify-read $MNT/hf/current/weights.bin 7
 }
 
+# An EXCHANGE entry (format 1.5) on a kernel mount (docs/kmod.md): the
+# follower syncs up to the entry, then swaps the two names in the module
+# in one step (FAMFS_IOC_EXCHANGE, under the VFS's rename locks): nothing
+# is removed and added again, a directory opened before the switch is the
+# same one after it (under the other name), a file and a directory swap
+# too, and a directory cannot swap with its own descendant.
+exchange_follow() {
+	famfs-vmcheck symlink $MNT /gen1/d/l one
+	famfs-vmcheck symlink $MNT /gen2/d/l two
+	famfs-vmcheck grow $MNT /gen1/d/f 5 1 2
+	famfs-vmcheck grow $MNT /gen2/d/f 6 1 2
+	famfs-cli mount --replay $MNT
+	i1=$(stat -c %i $MNT/gen1)
+	i2=$(stat -c %i $MNT/gen2)
+	famfs-vmcheck verify-read $MNT/gen1/d/f 5
+	exec 3<$MNT/gen1/d
+	famfs-vmcheck exchange $MNT /gen2 /gen1
+	famfs-cli mount --replay $MNT | tee /tmp/replay.out
+	grep -q ' 1 exchanged' /tmp/replay.out
+	grep -q ' 0 removed,' /tmp/replay.out
+	[ "$(stat -c %i $MNT/gen1)" = "$i2" ]
+	[ "$(stat -c %i $MNT/gen2)" = "$i1" ]
+	famfs-vmcheck verify-read $MNT/gen1/d/f 6
+	famfs-vmcheck verify-mmap $MNT/gen2/d/f 5
+	[ "$(readlink $MNT/gen1/d/l)" = two ]
+	# the directory opened before the switch: the same, now under gen2
+	[ "$(readlink /proc/self/fd/3)" = "$MNT/gen2/d" ]
+	exec 3<&-
+	famfs-vmcheck exchange $MNT /gen1/d/f /gen2
+	famfs-cli mount --replay $MNT | tee /tmp/replay.out
+	grep -q ' 1 exchanged' /tmp/replay.out
+	[ -d $MNT/gen1/d/f ] && [ -f $MNT/gen2 ]
+	famfs-vmcheck verify-read $MNT/gen2 6
+	[ "$(readlink $MNT/gen1/d/f/d/l)" = one ]
+	refuse famfs-vmcheck exchange $MNT /gen1 /gen1/d/f/d
+}
+
 # A SETATTR of a file the mount has already: the follower applies it.
 setattr_follow() {
 	famfs-vmcheck chmod $MNT /dir/mv_dst 0640
@@ -382,6 +419,7 @@ check delete_reuse delete_reuse
 check rename_follow rename_follow
 check setattr_follow setattr_follow
 check symlink_follow symlink_follow
+check exchange_follow exchange_follow
 check umount do_umount
 check remount_replay remount_replay
 check client_readonly client_readonly
