@@ -14,17 +14,6 @@
 
 #define NB 20
 
-static unsigned fsck_errors(struct tdevs *t, unsigned *warnings)
-{
-	struct famfs_fsck_result r;
-	struct famfs_err e = { 0 };
-
-	assert_int_equal(famfs_fsck(t->paths, t->n, NULL, NULL, &r, &e), 0);
-	if (warnings)
-		*warnings = r.warnings;
-	return r.errors;
-}
-
 /* Files present among /b/f00../b/f19 (and /b/dup). */
 static unsigned batch_files(struct famfs_fs *fs)
 {
@@ -131,7 +120,7 @@ static void batch_commits_and_replays(void **state)
 	famfs_statfs(fs, &sp);
 	assert_int_equal(sp.nfiles, NB + 1);
 	famfs_close(fs);
-	assert_int_equal(fsck_errors(&t, NULL), 0);
+	assert_int_equal(tdevs_fsck_errors(&t, NULL), 0);
 	tdevs_remove(&t);
 }
 
@@ -176,7 +165,7 @@ static void batch_is_all_or_nothing(void **state)
 		assert_int_equal(batch_files(fs), cut == len ? NB : 0);
 		famfs_close(fs);
 		/* inner entries beyond a torn batch are not "lost entries" */
-		assert_int_equal(fsck_errors(&t, &warnings), 0);
+		assert_int_equal(tdevs_fsck_errors(&t, &warnings), 0);
 		assert_int_equal(warnings, cut > 0 && cut < len ? 1 : 0);
 	}
 	/* a master appends over a torn batch; its files never appear */
@@ -190,7 +179,7 @@ static void batch_is_all_or_nothing(void **state)
 	assert_int_equal(batch_files(fs), 0);
 	assert_non_null(famfs_lookup(fs, "/later"));
 	famfs_close(fs);
-	assert_int_equal(fsck_errors(&t, NULL), 0);
+	assert_int_equal(tdevs_fsck_errors(&t, NULL), 0);
 	free(saved);
 	famfs_dev_close(d);
 	tdevs_remove(&t);
@@ -236,7 +225,7 @@ static void batch_that_does_not_fit_changes_nothing(void **state)
 	famfs_alloc_release(fs, m);
 	free(m);
 	famfs_close(fs);
-	assert_int_equal(fsck_errors(&t, NULL), 0);
+	assert_int_equal(tdevs_fsck_errors(&t, NULL), 0);
 	tdevs_remove(&t);
 }
 

@@ -15,26 +15,6 @@
 #include "internal.h"
 #include "test_util.h"
 
-static unsigned fsck_errors(struct tdevs *t)
-{
-	struct famfs_fsck_result r;
-	struct famfs_err e = { 0 };
-
-	assert_int_equal(famfs_fsck(t->paths, t->n, NULL, NULL, &r, &e), 0);
-	return r.errors;
-}
-
-static uint64_t ino_of(struct famfs_fs *fs, const char *path)
-{
-	struct famfs_node *n = famfs_lookup(fs, path);
-	struct famfs_attr a;
-
-	if (!n)
-		return 0;
-	famfs_node_attr(n, &a);
-	return a.ino;
-}
-
 static bool data_is(struct famfs_fs *fs, const struct famfs_fmap *m,
 		    size_t len, uint64_t seed)
 {
@@ -138,9 +118,9 @@ static void exchange_swaps_and_replays(void **state)
 	/* the client walks into generation 1 before the switch */
 	held_dir = famfs_lookup(cl, "/demo/a");
 	assert_non_null(held_dir);
-	demo_ino = ino_of(fs, "/demo");
-	stage_ino = ino_of(fs, "/.staging/demo.2-a-longer-name-than-demo");
-	file_ino = ino_of(fs, "/lonely");
+	demo_ino = tnode_ino(fs, "/demo");
+	stage_ino = tnode_ino(fs, "/.staging/demo.2-a-longer-name-than-demo");
+	file_ino = tnode_ino(fs, "/lonely");
 
 	assert_int_equal(famfs_rename(fs, "/.staging/demo.2-a-longer-name-than-demo",
 				      "/demo", FAMFS_RENAME_EXCHANGE, &e), 0);
@@ -148,7 +128,7 @@ static void exchange_swaps_and_replays(void **state)
 	/* a file and a directory swap too, and back (short names again) */
 	assert_int_equal(famfs_rename(fs, "/lonely", "/demo/a",
 				      FAMFS_RENAME_EXCHANGE, &e), 0);
-	assert_int_equal(ino_of(fs, "/demo/a"), file_ino);
+	assert_int_equal(tnode_ino(fs, "/demo/a"), file_ino);
 	assert_int_equal(famfs_rename(fs, "/demo/a", "/lonely",
 				      FAMFS_RENAME_EXCHANGE, &e), 0);
 	seq = fs->last_seq;
@@ -190,10 +170,10 @@ static void exchange_swaps_and_replays(void **state)
 				     tdevs_open(&t, FAMFS_OPEN_READ);
 		struct famfs_log_status st;
 
-		assert_int_equal(ino_of(v, "/demo"), stage_ino);
-		assert_int_equal(ino_of(v, "/.staging/demo.2-a-longer-name-than-demo"),
+		assert_int_equal(tnode_ino(v, "/demo"), stage_ino);
+		assert_int_equal(tnode_ino(v, "/.staging/demo.2-a-longer-name-than-demo"),
 				 demo_ino);
-		assert_int_equal(ino_of(v, "/lonely"), file_ino);
+		assert_int_equal(tnode_ino(v, "/lonely"), file_ino);
 		assert_gen(v, "/demo", 2);
 		assert_gen(v, "/.staging/demo.2-a-longer-name-than-demo", 1);
 		famfs_log_status(v, &st);
@@ -203,7 +183,7 @@ static void exchange_swaps_and_replays(void **state)
 	}
 	famfs_close(cl);
 	famfs_close(fs);
-	assert_int_equal(fsck_errors(&t), 0);
+	assert_int_equal(tdevs_fsck_errors(&t, NULL), 0);
 	tdevs_remove(&t);
 }
 
@@ -295,7 +275,7 @@ static void exchange_that_cannot_apply_is_skipped(void **state)
 		fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
 		make_gen(fs, "/demo", 1);
 		make_gen(fs, "/next", 2);
-		assert_int_equal(ino_of(fs, "/next"), FAMFS_ROOT_INO + 8);
+		assert_int_equal(tnode_ino(fs, "/next"), FAMFS_ROOT_INO + 8);
 		forge_exchange(fs, &x, bad[i].pa, bad[i].pb);
 		famfs_close(fs);
 		fs = tdevs_open(&t, FAMFS_OPEN_READ);
@@ -309,7 +289,7 @@ static void exchange_that_cannot_apply_is_skipped(void **state)
 		assert_gen(fs, "/demo", 1);
 		assert_gen(fs, "/next", 2);
 		famfs_close(fs);
-		assert_int_equal(fsck_errors(&t), 1);
+		assert_int_equal(tdevs_fsck_errors(&t, NULL), 1);
 		tdevs_remove(&t);
 	}
 }
@@ -320,14 +300,10 @@ static void format_1_0_is_raised_to_1_5_by_an_exchange(void **state)
 	struct tdevs t;
 	struct famfs_fs *fs;
 	struct famfs_err e = { 0 };
-	char cmd[600];
 
 	(void)state;
 	tdevs_make(&t, 1, 64 * FAMFS_MiB);
-	snprintf(cmd, sizeof(cmd), "gzip -dc %s/format-1.0-dev0.img.gz | "
-		 "dd of=%s conv=notrunc status=none", FAMFS_TEST_DATA_DIR,
-		 t.path[0]);
-	assert_int_equal(system(cmd), 0);
+	tdevs_load_format_1_0(&t);
 	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
 	assert_int_equal(famfs_fs_sb(fs)->format_minor, 0);
 	assert_int_equal(famfs_mkdir(fs, "/other", 0755, 0, 0, &e), 0);
@@ -339,7 +315,7 @@ static void format_1_0_is_raised_to_1_5_by_an_exchange(void **state)
 	assert_non_null(famfs_lookup(fs, "/other/hello"));
 	assert_null(famfs_lookup(fs, "/dir/hello"));
 	famfs_close(fs);
-	assert_int_equal(fsck_errors(&t), 0);
+	assert_int_equal(tdevs_fsck_errors(&t, NULL), 0);
 	tdevs_remove(&t);
 }
 
@@ -371,7 +347,7 @@ static void remove_tree_refuses_bad_requests(void **state)
 	assert_null(famfs_lookup(cl, "/demo"));
 	famfs_close(cl);
 	famfs_close(fs);
-	assert_int_equal(fsck_errors(&t), 0);
+	assert_int_equal(tdevs_fsck_errors(&t, NULL), 0);
 	tdevs_remove(&t);
 }
 
@@ -450,7 +426,7 @@ static void removed_tree_waits_for_its_holder(void **state)
 	assert_null(famfs_lookup(r, "/old"));
 	assert_non_null(famfs_lookup(r, "/new2"));
 	famfs_close(r);
-	assert_int_equal(fsck_errors(&t), 0);
+	assert_int_equal(tdevs_fsck_errors(&t, NULL), 0);
 	tdevs_remove(&t);
 }
 

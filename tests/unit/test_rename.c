@@ -13,26 +13,6 @@
 #include "internal.h"
 #include "test_util.h"
 
-static unsigned fsck_errors(struct tdevs *t)
-{
-	struct famfs_fsck_result r;
-	struct famfs_err e = { 0 };
-
-	assert_int_equal(famfs_fsck(t->paths, t->n, NULL, NULL, &r, &e), 0);
-	return r.errors;
-}
-
-static uint64_t ino_of(struct famfs_fs *fs, const char *path)
-{
-	struct famfs_node *n = famfs_lookup(fs, path);
-	struct famfs_attr a;
-
-	if (!n)
-		return 0;
-	famfs_node_attr(n, &a);
-	return a.ino;
-}
-
 /* The first @len bytes of @path are pattern @seed. */
 static void assert_data(struct famfs_fs *fs, const char *path, size_t len,
 			uint64_t seed)
@@ -93,12 +73,12 @@ static void rename_moves_and_replays(void **state)
 	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
 	make_tree(fs);
 	cl = tdevs_open(&t, FAMFS_OPEN_CLIENT);
-	f_ino = ino_of(fs, "/d/f");
-	sub_ino = ino_of(fs, "/d/sub");
+	f_ino = tnode_ino(fs, "/d/f");
+	sub_ino = tnode_ino(fs, "/d/sub");
 
 	/* a longer name (its own memory), back to a short one, then over /x */
 	assert_int_equal(famfs_rename(fs, "/d/f", longname, 0, &e), 0);
-	assert_int_equal(ino_of(fs, longname), f_ino);
+	assert_int_equal(tnode_ino(fs, longname), f_ino);
 	assert_int_equal(famfs_rename(fs, longname, "/d/f2", 0, &e), 0);
 	assert_int_equal(famfs_rename(fs, "/d/f2", "/x", 0, &e), 0);
 	/* a directory with what it holds */
@@ -145,8 +125,8 @@ static void rename_moves_and_replays(void **state)
 		assert_null(famfs_lookup(v, longname));
 		assert_null(famfs_lookup(v, "/d/f2"));
 		assert_null(famfs_lookup(v, "/d/sub"));
-		assert_int_equal(ino_of(v, "/x"), f_ino);
-		assert_int_equal(ino_of(v, "/empty/moved"), sub_ino);
+		assert_int_equal(tnode_ino(v, "/x"), f_ino);
+		assert_int_equal(tnode_ino(v, "/empty/moved"), sub_ino);
 		assert_data(v, "/x", 5000, 1);
 		assert_data(v, "/empty/moved/g", 3000, 2);
 		assert_null(famfs_node_first_child(famfs_lookup(v, "/d")));
@@ -163,7 +143,7 @@ static void rename_moves_and_replays(void **state)
 	famfs_statfs(fs, &sp);
 	assert_int_equal(sp.pending_bytes, 0);
 	famfs_close(fs);
-	assert_int_equal(fsck_errors(&t), 0);
+	assert_int_equal(tdevs_fsck_errors(&t, NULL), 0);
 	tdevs_remove(&t);
 }
 
@@ -210,7 +190,7 @@ static void replaced_file_waits_for_its_holder(void **state)
 	assert_int_equal(famfs_create_file(m, "/new", &a, NULL, NULL, &e), 0);
 	famfs_close(c);
 	famfs_close(m);
-	assert_int_equal(fsck_errors(&t), 0);
+	assert_int_equal(tdevs_fsck_errors(&t, NULL), 0);
 	tdevs_remove(&t);
 }
 
@@ -221,8 +201,8 @@ static void check_rename(struct famfs_fs *fs, bool applied, void *arg)
 
 	famfs_log_status(fs, &st);
 	assert_int_equal(st.skipped, 0);
-	assert_int_equal(ino_of(fs, "/d/f"), applied ? 0 : inos[0]);
-	assert_int_equal(ino_of(fs, "/x"), applied ? inos[0] : inos[1]);
+	assert_int_equal(tnode_ino(fs, "/d/f"), applied ? 0 : inos[0]);
+	assert_int_equal(tnode_ino(fs, "/x"), applied ? inos[0] : inos[1]);
 	assert_data(fs, "/x", applied ? 5000 : 7000, applied ? 1 : 3);
 }
 
@@ -238,8 +218,8 @@ static void rename_flipped_and_torn_are_ignored(void **state)
 	tdevs_mkfs(&t, 4 * FAMFS_MiB);
 	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
 	make_tree(fs);
-	inos[0] = ino_of(fs, "/d/f");
-	inos[1] = ino_of(fs, "/x");
+	inos[0] = tnode_ino(fs, "/d/f");
+	inos[1] = tnode_ino(fs, "/x");
 	off = fs->tail;
 	assert_int_equal(famfs_rename(fs, "/d/f", "/x", 0, &e), 0);
 	tlog_damage_each(&t, off, (uint32_t)(fs->tail - off), check_rename, inos);
@@ -298,7 +278,7 @@ static void rename_that_cannot_apply_is_skipped(void **state)
 		tdevs_mkfs(&t, 4 * FAMFS_MiB);
 		fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
 		make_tree(fs);
-		assert_int_equal(ino_of(fs, "/x"), FAMFS_ROOT_INO + 6);
+		assert_int_equal(tnode_ino(fs, "/x"), FAMFS_ROOT_INO + 6);
 		forge_rename(fs, &r, bad[i].from, bad[i].to);
 		famfs_close(fs);
 		fs = tdevs_open(&t, FAMFS_OPEN_READ);
@@ -312,7 +292,7 @@ static void rename_that_cannot_apply_is_skipped(void **state)
 		assert_data(fs, "/d/f", 5000, 1);
 		assert_data(fs, "/x", 7000, 3);
 		famfs_close(fs);
-		assert_int_equal(fsck_errors(&t), 1);
+		assert_int_equal(tdevs_fsck_errors(&t, NULL), 1);
 		tdevs_remove(&t);
 	}
 }
@@ -325,14 +305,10 @@ static void format_1_0_is_raised_to_1_2_by_a_rename(void **state)
 	struct tdevs t;
 	struct famfs_fs *fs;
 	struct famfs_err e = { 0 };
-	char cmd[600];
 
 	(void)state;
 	tdevs_make(&t, 1, 64 * FAMFS_MiB);
-	snprintf(cmd, sizeof(cmd), "gzip -dc %s/format-1.0-dev0.img.gz | "
-		 "dd of=%s conv=notrunc status=none", FAMFS_TEST_DATA_DIR,
-		 t.path[0]);
-	assert_int_equal(system(cmd), 0);
+	tdevs_load_format_1_0(&t);
 	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
 	assert_int_equal(famfs_fs_sb(fs)->format_minor, 0);
 	assert_int_equal(famfs_rename(fs, "/dir/hello", "/hello", 0, &e), 0);
@@ -342,7 +318,7 @@ static void format_1_0_is_raised_to_1_2_by_a_rename(void **state)
 	assert_null(famfs_lookup(fs, "/dir/hello"));
 	assert_non_null(famfs_lookup(fs, "/hello"));
 	famfs_close(fs);
-	assert_int_equal(fsck_errors(&t), 0);
+	assert_int_equal(tdevs_fsck_errors(&t, NULL), 0);
 	tdevs_remove(&t);
 }
 

@@ -12,27 +12,6 @@
 #include "internal.h"
 #include "test_util.h"
 
-static unsigned fsck_errors(struct tdevs *t, unsigned *warnings)
-{
-	struct famfs_fsck_result r;
-	struct famfs_err e = { 0 };
-
-	assert_int_equal(famfs_fsck(t->paths, t->n, NULL, NULL, &r, &e), 0);
-	if (warnings)
-		*warnings = r.warnings;
-	return r.errors;
-}
-
-static uint64_t ino_of(struct famfs_fs *fs, const char *path)
-{
-	struct famfs_node *n = famfs_lookup(fs, path);
-	struct famfs_attr a;
-
-	assert_non_null(n);
-	famfs_node_attr(n, &a);
-	return a.ino;
-}
-
 static struct famfs_attr attr_of(struct famfs_fs *fs, const char *path)
 {
 	struct famfs_node *n = famfs_lookup(fs, path);
@@ -80,26 +59,26 @@ static void setattr_applies_and_replays(void **state)
 				   .mode = 0700, .mtime_ns = 42 };
 	struct famfs_setattr r = { .valid = FAMFS_SETATTR_UID, .uid = 99 };
 
-	assert_int_equal(famfs_setattr(fs, ino_of(fs, "/d/f"), &f, &e), 0);
-	assert_int_equal(famfs_setattr(fs, ino_of(fs, "/d"), &d, &e), 0);
+	assert_int_equal(famfs_setattr(fs, tnode_ino(fs, "/d/f"), &f, &e), 0);
+	assert_int_equal(famfs_setattr(fs, tnode_ino(fs, "/d"), &d, &e), 0);
 	assert_int_equal(famfs_setattr(fs, FAMFS_ROOT_INO, &r, &e), 0);
 	/* shrink, then grow inside the map: the regrown bytes read as zeros */
 	struct famfs_setattr s = { .valid = FAMFS_SETATTR_SIZE, .size = 100 };
 
-	assert_int_equal(famfs_setattr(fs, ino_of(fs, "/d/f"), &s, &e), 0);
+	assert_int_equal(famfs_setattr(fs, tnode_ino(fs, "/d/f"), &s, &e), 0);
 	s.size = 12288;
-	assert_int_equal(famfs_setattr(fs, ino_of(fs, "/d/f"), &s, &e), 0);
+	assert_int_equal(famfs_setattr(fs, tnode_ino(fs, "/d/f"), &s, &e), 0);
 	uint64_t seq = fs->last_seq;
 
 	/* nothing to change: nothing appended */
-	assert_int_equal(famfs_setattr(fs, ino_of(fs, "/d/f"), &f, &e), 0);
+	assert_int_equal(famfs_setattr(fs, tnode_ino(fs, "/d/f"), &f, &e), 0);
 	assert_int_equal(fs->last_seq, seq);
 	/* bad requests name the file and change nothing */
 	s.size = 12289;
-	assert_int_equal(famfs_setattr(fs, ino_of(fs, "/d/f"), &s, &e), -EFBIG);
+	assert_int_equal(famfs_setattr(fs, tnode_ino(fs, "/d/f"), &s, &e), -EFBIG);
 	assert_non_null(strstr(e.msg, "/d/f"));
 	s.size = 0;
-	assert_int_equal(famfs_setattr(fs, ino_of(fs, "/d"), &s, &e), -EISDIR);
+	assert_int_equal(famfs_setattr(fs, tnode_ino(fs, "/d"), &s, &e), -EISDIR);
 	assert_int_equal(famfs_setattr(fs, 999999, &s, &e), -ENOENT);
 	s.valid = 0x100;
 	assert_int_equal(famfs_setattr(fs, FAMFS_ROOT_INO, &s, &e), -EINVAL);
@@ -141,7 +120,7 @@ static void setattr_applies_and_replays(void **state)
 	}
 	famfs_close(cl);
 	famfs_close(fs);
-	assert_int_equal(fsck_errors(&t, NULL), 0);
+	assert_int_equal(tdevs_fsck_errors(&t, NULL), 0);
 	tdevs_remove(&t);
 }
 
@@ -155,7 +134,7 @@ static void tree_then_setattr(struct tdevs *t, uint64_t *off, uint32_t *len)
 
 	make_tree(fs);
 	*off = fs->tail;
-	assert_int_equal(famfs_setattr(fs, ino_of(fs, "/d/f"), &s, &e), 0);
+	assert_int_equal(famfs_setattr(fs, tnode_ino(fs, "/d/f"), &s, &e), 0);
 	*len = (uint32_t)(fs->tail - *off);
 	famfs_close(fs);
 }
@@ -238,7 +217,7 @@ static void setattr_that_cannot_apply_is_skipped(void **state)
 		assert_int_equal(attr_of(fs, "/d/f").size, 10000);
 		assert_int_equal(attr_of(fs, "/d/f").mode, 0100644);
 		famfs_close(fs);
-		assert_int_equal(fsck_errors(&t, NULL), 1);
+		assert_int_equal(tdevs_fsck_errors(&t, NULL), 1);
 		tdevs_remove(&t);
 	}
 }
@@ -282,19 +261,19 @@ static void format_1_0_is_read_and_raised_to_1_1(void **state)
 	assert_true(famfs_node_is_dir(famfs_lookup(fs, "/dir")));
 	assert_null(famfs_lookup(fs, "/gone"));
 	famfs_close(fs);
-	assert_int_equal(fsck_errors(&t, NULL), 0);
+	assert_int_equal(tdevs_fsck_errors(&t, NULL), 0);
 
 	/* the first SETATTR makes it a 1.1 filesystem, both superblocks */
 	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
 	struct famfs_setattr s = { .valid = FAMFS_SETATTR_MTIME, .mtime_ns = 7 };
 
-	assert_int_equal(famfs_setattr(fs, ino_of(fs, "/big"), &s, &e), 0);
+	assert_int_equal(famfs_setattr(fs, tnode_ino(fs, "/big"), &s, &e), 0);
 	famfs_close(fs);
 	fs = tdevs_open(&t, FAMFS_OPEN_READ);
 	assert_int_equal(famfs_fs_sb(fs)->format_minor, 1);
 	assert_int_equal(attr_of(fs, "/big").mtime_ns, 7);
 	famfs_close(fs);
-	assert_int_equal(fsck_errors(&t, NULL), 0);
+	assert_int_equal(tdevs_fsck_errors(&t, NULL), 0);
 	tdevs_remove(&t);
 }
 

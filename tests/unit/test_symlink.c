@@ -317,14 +317,10 @@ static void format_1_0_is_raised_to_1_3_by_a_symlink(void **state)
 	struct tdevs t;
 	struct famfs_fs *fs;
 	struct famfs_err e = { 0 };
-	char cmd[600];
 
 	(void)state;
 	tdevs_make(&t, 1, 64 * FAMFS_MiB);
-	snprintf(cmd, sizeof(cmd), "gzip -dc %s/format-1.0-dev0.img.gz | "
-		 "dd of=%s conv=notrunc status=none", FAMFS_TEST_DATA_DIR,
-		 t.path[0]);
-	assert_int_equal(system(cmd), 0);
+	tdevs_load_format_1_0(&t);
 	fs = tdevs_open(&t, FAMFS_OPEN_MASTER);
 	assert_int_equal(famfs_fs_sb(fs)->format_minor, 0);
 	assert_non_null(famfs_lookup(fs, "/dir/hello"));

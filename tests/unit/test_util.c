@@ -57,6 +57,38 @@ struct famfs_fs *tdevs_open(struct tdevs *t, unsigned flags)
 	return fs;
 }
 
+unsigned tdevs_fsck_errors(struct tdevs *t, unsigned *warnings)
+{
+	struct famfs_fsck_result r;
+	struct famfs_err e = { 0 };
+
+	assert_int_equal(famfs_fsck(t->paths, t->n, NULL, NULL, &r, &e), 0);
+	if (warnings)
+		*warnings = r.warnings;
+	return r.errors;
+}
+
+void tdevs_load_format_1_0(struct tdevs *t)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "gzip -dc %s/format-1.0-dev0.img.gz | "
+		 "dd of=%s conv=notrunc status=none", FAMFS_TEST_DATA_DIR,
+		 t->path[0]);
+	assert_int_equal(system(cmd), 0);
+}
+
+uint64_t tnode_ino(struct famfs_fs *fs, const char *path)
+{
+	struct famfs_node *n = famfs_lookup(fs, path);
+	struct famfs_attr a;
+
+	if (!n)
+		return 0;
+	famfs_node_attr(n, &a);
+	return a.ino;
+}
+
 uint8_t *tdevs_snapshot(struct tdevs *t, unsigned i, size_t *len)
 {
 	FILE *f = fopen(t->path[i], "rb");

@@ -26,6 +26,14 @@ void tdevs_remove(struct tdevs *t);
 /* mkfs with a small log; asserts success. */
 void tdevs_mkfs(struct tdevs *t, uint64_t log_size);
 struct famfs_fs *tdevs_open(struct tdevs *t, unsigned flags);
+/* fsck of the devices (asserts it ran): the errors, and the warnings
+ * in *@warnings when given.
+ */
+unsigned tdevs_fsck_errors(struct tdevs *t, unsigned *warnings);
+/* Device 0 becomes the format 1.0 fixture (tests/unit/data). */
+void tdevs_load_format_1_0(struct tdevs *t);
+/* The inode number of @path, 0 when it is not there. */
+uint64_t tnode_ino(struct famfs_fs *fs, const char *path);
 /* Whole contents of a device file, for before/after comparisons. */
 uint8_t *tdevs_snapshot(struct tdevs *t, unsigned i, size_t *len);
 void fill_pattern(void *buf, size_t len, uint64_t seed);
