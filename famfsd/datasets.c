@@ -32,7 +32,7 @@ int dataset_begin(struct dataset_spec *d)
 		"'ingesting', ?5, ?6, ?8, ?7) ON CONFLICT (name) DO UPDATE SET "
 		"filesystem=?2, source=?3, dest=?4, chunk=?5, strips=?6, "
 		"keep=?8, state=CASE WHEN generation > 0 THEN 'refreshing' "
-		"ELSE 'ingesting' END RETURNING generation");
+		"ELSE 'ingesting' END RETURNING generation, job");
 	if (st) {
 		store_bind_text(st, 1, d->name);
 		store_bind_text(st, 2, d->filesystem);
@@ -43,8 +43,12 @@ int dataset_begin(struct dataset_spec *d)
 		sqlite3_bind_int64(st, 7, store_now());
 		sqlite3_bind_int64(st, 8, d->keep);
 	}
-	d->serving = st && sqlite3_step(st) ==
-		SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	d->serving = -1;
+	d->serving_job = 0;
+	if (st && sqlite3_step(st) == SQLITE_ROW) {
+		d->serving = sqlite3_column_int64(st, 0);
+		d->serving_job = sqlite3_column_int64(st, 1);
+	}
 	r = run(st);
 	if (d->serving < 0)
 		r = -EIO;

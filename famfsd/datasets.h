@@ -23,6 +23,9 @@ struct dataset_spec {
 	int64_t job;
 	long long serving;    /* set by dataset_begin(): 0 or the generation
 			       * that serves */
+	int64_t serving_job;  /* set by dataset_begin(): the job that made
+			       * it (this one: a resumed job that had
+			       * recorded its generation) */
 };
 
 /*
