@@ -52,6 +52,16 @@ int dataset_begin(struct dataset_spec *d)
 	r = run(st);
 	if (d->serving < 0)
 		r = -EIO;
+	d->next = d->serving + 1;
+	st = r ? NULL : store_prep(famfsd.db, "SELECT max(generation) FROM "
+				   "dataset_generations WHERE dataset=?");
+	if (st) {
+		store_bind_text(st, 1, d->name);
+		if (sqlite3_step(st) == SQLITE_ROW &&
+		    sqlite3_column_int64(st, 0) >= d->next)
+			d->next = sqlite3_column_int64(st, 0) + 1;
+		sqlite3_finalize(st);
+	}
 	famfsd_unlock();
 	if (r)
 		log_warn("dataset %s: cannot record its ingest (job %lld): %s",
@@ -97,7 +107,7 @@ static int record_success(const struct dataset_spec *d, const char *path,
 			  const unsigned char *buf, size_t len)
 {
 	sqlite3_stmt *st = store_prep(famfsd.db,
-		"UPDATE datasets SET generation=generation+1, state='ready', "
+		"UPDATE datasets SET generation=?11, state='ready', "
 		"job=?2, files=?3, dirs=?4, symlinks=?5, bytes=?6, digest=?7, "
 		"entries=?8, refreshed=?9, duration_ms=?10, last_error='' "
 		"WHERE name=?1");
@@ -114,6 +124,7 @@ static int record_success(const struct dataset_spec *d, const char *path,
 	sqlite3_bind_blob64(st, 8, buf, len, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 9, store_now());
 	sqlite3_bind_int64(st, 10, ms);
+	sqlite3_bind_int64(st, 11, d->next);
 	if (run(st) || sqlite3_changes(famfsd.db) != 1)
 		return -EIO;
 	return add_generation(d, path, retired, s);
@@ -343,6 +354,16 @@ int dataset_trees(const char *name, struct dataset_trees *t)
 	sqlite3_finalize(st);
 	if (r)
 		return r;
+	t->next = t->serving + 1;
+	st = store_prep(famfsd.db, "SELECT max(generation) FROM "
+			"dataset_generations WHERE dataset=?");
+	if (!st)
+		return -EIO;
+	store_bind_text(st, 1, name);
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_int64(st, 0) >= t->next)
+		t->next = sqlite3_column_int64(st, 0) + 1;
+	sqlite3_finalize(st);
 	st = store_prep(famfsd.db, "SELECT DISTINCT path FROM "
 			"dataset_generations WHERE dataset=?1 AND path <> ?2 "
 			"AND state <> 'serving' ORDER BY path");

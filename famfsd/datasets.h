@@ -23,6 +23,9 @@ struct dataset_spec {
 	int64_t job;
 	long long serving;    /* set by dataset_begin(): 0 or the generation
 			       * that serves */
+	long long next;       /* set by dataset_begin(): the generation this
+			       * ingest makes, one past every generation
+			       * recorded (an undo leaves newer ones kept) */
 	int64_t serving_job;  /* set by dataset_begin(): the job that made
 			       * it (this one: a resumed job that had
 			       * recorded its generation) */
@@ -96,7 +99,7 @@ int dataset_undone(const char *name, const struct dataset_undo *u,
  */
 struct dataset_trees {
 	char filesystem[128], dest[4096], state[16];
-	long long serving;
+	long long serving, next;  /* next: what a refresh stages */
 	char **kept;          /* kept (and removed: a kill may have left
 			       * them) generations' paths, not dest */
 	size_t nkept;

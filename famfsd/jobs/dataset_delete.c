@@ -74,7 +74,7 @@ static int delete_run(struct job *j)
 		jobs_progress(j, 0, 0, i + 1, t.nkept + 2);
 	}
 	if (!r && gen_switch_supported()) {
-		gen_staging_path(staging, sizeof(staging), name, t.serving + 1);
+		gen_staging_path(staging, sizeof(staging), name, t.next);
 		r = gen_remove(j, t.filesystem, staging, why, sizeof(why));
 	}
 	if (!r)

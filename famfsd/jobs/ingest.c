@@ -647,10 +647,10 @@ static int ingest_generation(struct job *j, const struct dataset_spec *d,
 	int r;
 
 	retired[0] = '\0';
-	gen_staging_path(staging, sizeof(staging), d->name, d->serving + 1);
+	gen_staging_path(staging, sizeof(staging), d->name, d->next);
 	r = gen_prepare(j, d->filesystem, why, sizeof(why));
 	if (r) {
-		job_set_error(j, "staging generation %lld: %s", d->serving + 1, why);
+		job_set_error(j, "staging generation %lld: %s", d->next, why);
 		return r;
 	}
 	FAMFS_KILL_POINT("dataset.staging_made");
@@ -667,13 +667,13 @@ static int ingest_generation(struct job *j, const struct dataset_spec *d,
 		r = 0;
 	if (r < 0) {
 		retired[0] = '\0';
-		job_set_error(j, "generation %lld: %s", d->serving + 1, why);
+		job_set_error(j, "generation %lld: %s", d->next, why);
 		return r;
 	}
 	if (r == 1) {
 		log_info("dataset %s: generation %lld was switched by this job "
 			 "before famfsd stopped; recording it", d->name,
-			 d->serving + 1);
+			 d->next);
 		return 0;
 	}
 	retired[0] = '\0';
@@ -698,7 +698,7 @@ static int ingest_generation(struct job *j, const struct dataset_spec *d,
 	if (r)
 		job_set_error(j, "%s generation %lld: %s", switched ?
 			      "switched to" : "cannot switch to",
-			      d->serving + 1, why);
+			      d->next, why);
 	return r;
 }
 

@@ -125,8 +125,17 @@ if [ "$gens" = 2 ]; then
 	run_cli 0 rollout history dataset ds -o json --host "$T/h0/sock"
 	python3 -c 'import json,sys; g=json.loads(sys.argv[1])["items"]; assert [(x["generation"], x["state"]) for x in g] == [(3, "kept"), (2, "serving")], g' "$OUT" \
 		|| fail "history json: $OUT"
-	GEN=2
 	pass "rollout history lists the generations; rollout undo switches back to the kept one"
+	# a refresh after the undo makes generation 4: 3 is still recorded
+	echo "fourth" >"$T/src/n3.txt"
+	run_cli 0 apply "$F"
+	[ "$(field h0 /v1/datasets/ds generation)" = 4 ] || fail "generation 4 after the undo: $(get h0 /v1/datasets/ds)"
+	[ "$(field h0 /v1/files/fs0/ds/n3.txt size)" = 7 ] || fail "generation 4's file: $(get h0 /v1/files/fs0/ds/n3.txt)"
+	[ "$(field h0 /v1/datasets/ds state)" = ready ] || fail "state after the refresh: $(get h0 /v1/datasets/ds)"
+	run_cli 0 apply "$F"
+	grep -q "^No changes" <<<"$OUT" || fail "after generation 4: $OUT"
+	GEN=4
+	pass "a refresh after an undo makes the next unused generation (4), not one that is kept"
 else
 	[ "$gens" = 1 ] || fail "generations: $(get h0 /v1/datasets/ds)"
 	GEN=2
