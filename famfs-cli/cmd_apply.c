@@ -29,8 +29,8 @@ static void apply_usage(FILE *f)
 		"\n"
 		"  --dry-run             print the plan, change nothing\n"
 		"  --prune               also delete what the hosts have and the\n"
-		"                        file does not name (mounts, filesystems,\n"
-		"                        sets, emulated devices)\n"
+		"                        file does not name (datasets, mounts,\n"
+		"                        filesystems, sets, emulated devices)\n"
 		"  --force-delete-data   let --prune delete filesystems that hold\n"
 		"                        files\n"
 		"  --no-wait             start dataset ingest jobs and return; by\n"
@@ -107,7 +107,7 @@ static void print_json(const struct cluster_run *run, const char *result)
 	json_object_put(j);
 }
 
-/* Follow every ingest job this apply started, with its progress. */
+/* Follow every dataset job this apply started, with its progress. */
 static int wait_datasets(struct cluster_run *run, bool quiet)
 {
 	int rc = 0;
@@ -120,7 +120,8 @@ static int wait_datasets(struct cluster_run *run, bool quiet)
 			continue;
 		snprintf(label, sizeof(label), "dataset %s", s->name);
 		if (!quiet)
-			printf("\nFollowing %s (ingest job %lld on %s):\n", s->name,
+			printf("\nFollowing %s (%s job %lld on %s):\n", s->name,
+			       s->op == PLAN_DELETE ? "delete" : "ingest",
 			       s->job_id, run->c->hosts[s->host].name);
 		if (cli_job_wait(run->r.clients[s->host], s->job_id, label) != CLI_EXIT_OK)
 			rc = -1;

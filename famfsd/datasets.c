@@ -6,7 +6,9 @@
 
 #include "datasets.h"
 #include "famfsd.h"
+#include "jobs/generation.h"
 #include "log.h"
+#include "manifest_sqlite.h"
 #include "store/store.h"
 
 /* Run @st to its end and finalize it; 0 or -EIO. */
@@ -30,7 +32,7 @@ int dataset_begin(struct dataset_spec *d)
 		"'ingesting', ?5, ?6, ?8, ?7) ON CONFLICT (name) DO UPDATE SET "
 		"filesystem=?2, source=?3, dest=?4, chunk=?5, strips=?6, "
 		"keep=?8, state=CASE WHEN generation > 0 THEN 'refreshing' "
-		"ELSE 'ingesting' END RETURNING generation");
+		"ELSE 'ingesting' END RETURNING generation, job");
 	if (st) {
 		store_bind_text(st, 1, d->name);
 		store_bind_text(st, 2, d->filesystem);
@@ -41,11 +43,25 @@ int dataset_begin(struct dataset_spec *d)
 		sqlite3_bind_int64(st, 7, store_now());
 		sqlite3_bind_int64(st, 8, d->keep);
 	}
-	d->serving = st && sqlite3_step(st) ==
-		SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	d->serving = -1;
+	d->serving_job = 0;
+	if (st && sqlite3_step(st) == SQLITE_ROW) {
+		d->serving = sqlite3_column_int64(st, 0);
+		d->serving_job = sqlite3_column_int64(st, 1);
+	}
 	r = run(st);
 	if (d->serving < 0)
 		r = -EIO;
+	d->next = d->serving + 1;
+	st = r ? NULL : store_prep(famfsd.db, "SELECT max(generation) FROM "
+				   "dataset_generations WHERE dataset=?");
+	if (st) {
+		store_bind_text(st, 1, d->name);
+		if (sqlite3_step(st) == SQLITE_ROW &&
+		    sqlite3_column_int64(st, 0) >= d->next)
+			d->next = sqlite3_column_int64(st, 0) + 1;
+		sqlite3_finalize(st);
+	}
 	famfsd_unlock();
 	if (r)
 		log_warn("dataset %s: cannot record its ingest (job %lld): %s",
@@ -91,7 +107,7 @@ static int record_success(const struct dataset_spec *d, const char *path,
 			  const unsigned char *buf, size_t len)
 {
 	sqlite3_stmt *st = store_prep(famfsd.db,
-		"UPDATE datasets SET generation=generation+1, state='ready', "
+		"UPDATE datasets SET generation=?11, state='ready', "
 		"job=?2, files=?3, dirs=?4, symlinks=?5, bytes=?6, digest=?7, "
 		"entries=?8, refreshed=?9, duration_ms=?10, last_error='' "
 		"WHERE name=?1");
@@ -108,6 +124,7 @@ static int record_success(const struct dataset_spec *d, const char *path,
 	sqlite3_bind_blob64(st, 8, buf, len, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 9, store_now());
 	sqlite3_bind_int64(st, 10, ms);
+	sqlite3_bind_int64(st, 11, d->next);
 	if (run(st) || sqlite3_changes(famfsd.db) != 1)
 		return -EIO;
 	return add_generation(d, path, retired, s);
@@ -310,6 +327,131 @@ int dataset_undone(const char *name, const struct dataset_undo *u,
 		store_event(famfsd.db, "info", "datasets", "dataset %s: generation "
 			    "%lld serves again (undo of %lld)", name, u->kept,
 			    u->serving);
+	famfsd_unlock();
+	return r;
+}
+
+int dataset_trees(const char *name, struct dataset_trees *t)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT filesystem, dest, "
+				      "state, generation FROM datasets WHERE name=?");
+	int r = -ENOENT;
+
+	memset(t, 0, sizeof(*t));
+	if (!st)
+		return -EIO;
+	store_bind_text(st, 1, name);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(t->filesystem, sizeof(t->filesystem), "%s",
+			 (const char *)sqlite3_column_text(st, 0));
+		snprintf(t->dest, sizeof(t->dest), "%s",
+			 (const char *)sqlite3_column_text(st, 1));
+		snprintf(t->state, sizeof(t->state), "%s",
+			 (const char *)sqlite3_column_text(st, 2));
+		t->serving = sqlite3_column_int64(st, 3);
+		r = 0;
+	}
+	sqlite3_finalize(st);
+	if (r)
+		return r;
+	t->next = t->serving + 1;
+	st = store_prep(famfsd.db, "SELECT max(generation) FROM "
+			"dataset_generations WHERE dataset=?");
+	if (!st)
+		return -EIO;
+	store_bind_text(st, 1, name);
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_int64(st, 0) >= t->next)
+		t->next = sqlite3_column_int64(st, 0) + 1;
+	sqlite3_finalize(st);
+	st = store_prep(famfsd.db, "SELECT DISTINCT path FROM "
+			"dataset_generations WHERE dataset=?1 AND path <> ?2 "
+			"AND state <> 'serving' ORDER BY path");
+	if (!st)
+		return -EIO;
+	store_bind_text(st, 1, name);
+	store_bind_text(st, 2, t->dest);
+	while (!r && sqlite3_step(st) == SQLITE_ROW) {
+		char **v = realloc(t->kept, (t->nkept + 1) * sizeof(*v));
+
+		if (!v || !(v[t->nkept] = strdup((const char *)
+						 sqlite3_column_text(st, 0)))) {
+			if (v)
+				t->kept = v;
+			r = -ENOMEM;
+			break;
+		}
+		t->kept = v;
+		t->nkept++;
+	}
+	sqlite3_finalize(st);
+	if (r)
+		dataset_trees_free(t);
+	return r;
+}
+
+void dataset_trees_free(struct dataset_trees *t)
+{
+	for (size_t i = 0; i < t->nkept; i++)
+		free(t->kept[i]);
+	free(t->kept);
+	t->kept = NULL;
+	t->nkept = 0;
+}
+
+int dataset_forget(const char *name)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	famfsd_lock();
+	r = store_exec(famfsd.db, ingest_manifest_ddl) ? -EIO :
+	    store_begin(famfsd.db);
+	if (!r) {
+		/* the ingest manifests of its path and of its staging and
+		 * retired trees ("fs:/path", ingest.c): a dataset ingested
+		 * again there starts anew
+		 */
+		st = store_prep(famfsd.db, "DELETE FROM ingest_manifest WHERE "
+			"dataset IN (SELECT filesystem || ':' || dest FROM "
+			"datasets WHERE name=?1) OR EXISTS (SELECT 1 FROM datasets "
+			"d WHERE d.name=?1 AND (substr(dataset, 1, length(?2) + "
+			"length(d.filesystem) + 1) = d.filesystem || ':' || ?2 OR "
+			"substr(dataset, 1, length(?3) + length(d.filesystem) + 1) "
+			"= d.filesystem || ':' || ?3))");
+		store_bind_text(st, 1, name);
+		if (st) {
+			char a[256], b[256];
+
+			snprintf(a, sizeof(a), GEN_STAGING_DIR "/%s.", name);
+			snprintf(b, sizeof(b), GEN_RETIRED_DIR "/%s.", name);
+			store_bind_text(st, 2, a);
+			store_bind_text(st, 3, b);
+		}
+		r = run(st);
+		if (!r) {
+			st = store_prep(famfsd.db, "DELETE FROM "
+					"dataset_generations WHERE dataset=?");
+			store_bind_text(st, 1, name);
+			r = run(st);
+		}
+		if (!r) {
+			st = store_prep(famfsd.db, "DELETE FROM datasets "
+					"WHERE name=?");
+			store_bind_text(st, 1, name);
+			r = run(st);
+		}
+		if (r)
+			store_rollback(famfsd.db);
+		else
+			r = store_commit(famfsd.db) ? -EIO : 0;
+	}
+	if (!r)
+		store_event(famfsd.db, "info", "datasets", "dataset %s: deleted, "
+			    "with its generations", name);
+	else
+		log_warn("dataset %s: cannot forget it: %s", name,
+			 sqlite3_errmsg(famfsd.db));
 	famfsd_unlock();
 	return r;
 }

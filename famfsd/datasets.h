@@ -23,6 +23,12 @@ struct dataset_spec {
 	int64_t job;
 	long long serving;    /* set by dataset_begin(): 0 or the generation
 			       * that serves */
+	long long next;       /* set by dataset_begin(): the generation this
+			       * ingest makes, one past every generation
+			       * recorded (an undo leaves newer ones kept) */
+	int64_t serving_job;  /* set by dataset_begin(): the job that made
+			       * it (this one: a resumed job that had
+			       * recorded its generation) */
 };
 
 /*
@@ -87,6 +93,31 @@ int dataset_undo_target(const char *name, struct dataset_undo *u);
  */
 int dataset_undone(const char *name, const struct dataset_undo *u,
 		   const char *retired);
+
+/* What `apply --prune` deletes of a dataset: every tree it has in its
+ * filesystem (jobs/dataset_delete.c).
+ */
+struct dataset_trees {
+	char filesystem[128], dest[4096], state[16];
+	long long serving, next;  /* next: what a refresh stages */
+	char **kept;          /* kept (and removed: a kill may have left
+			       * them) generations' paths, not dest */
+	size_t nkept;
+};
+
+/*
+ * dataset_trees() - fill @t for dataset @name (state lock held; free with
+ * dataset_trees_free()). 0, -ENOENT without such a dataset, -ENOMEM or
+ * -EIO.
+ */
+int dataset_trees(const char *name, struct dataset_trees *t);
+void dataset_trees_free(struct dataset_trees *t);
+
+/*
+ * dataset_forget() - the dataset's rows go (its trees are removed). Takes
+ * the lock. 0 or -EIO.
+ */
+int dataset_forget(const char *name);
 
 /* The famfs_dataset_* series on @f (state lock held, for reading). */
 void dataset_metrics(FILE *f);

@@ -5,7 +5,8 @@
  * each famfsd reported (struct host_state) and orders the steps:
  *
  *   deletes first (with --prune), in reverse dependency order:
- *     datasets are never deleted; mounts, filesystems, sets, regions,
+ *     datasets (a dataset_delete job; one goes with its filesystem
+ *     without one), mounts, filesystems, sets, regions,
  *     devices;
  *   then updates and creates, in dependency order:
  *     policy, devices, regions, sets, filesystems, mounts, datasets;

@@ -22,6 +22,11 @@ static bool job_covers(const struct st_job *j, const struct cl_dataset *ds,
 	if (!fs || (fs->created && j->created &&
 		    strcmp(j->created, fs->created) < 0))
 		return false;
+	/* one given params.dataset that succeeded recorded the dataset: a
+	 * dataset famfsd no longer has was deleted (apply --prune) since
+	 */
+	if (j->dataset && j->state && !strcmp(j->state, "succeeded"))
+		return false;
 	return j->kind && !strcmp(j->kind, "ingest") && j->filesystem &&
 	       j->source && j->dest && !strcmp(j->filesystem, ds->filesystem) &&
 	       !strcmp(j->source, ds->source) &&

@@ -551,6 +551,47 @@ static void unmanaged(struct planner *pl, size_t h, enum plan_kind kind,
 	p->unmanaged++;
 }
 
+/*
+ * A dataset famfsd has and the file does not name: with --prune a
+ * "dataset_delete" job removes its trees (the one that serves, the kept
+ * generations) and famfsd forgets it. One whose filesystem goes too (or
+ * is not this host's) goes with it: no step of its own.
+ */
+static void prune_dataset(struct planner *pl, size_t h,
+			  const struct st_dataset *a)
+{
+	const struct cluster *c = pl->c;
+	const struct cl_filesystem *fs = a->filesystem ?
+		cluster_filesystem(c, a->filesystem) : NULL;
+	json_object *body, *params;
+	struct plan_step *st;
+
+	for (size_t i = 0; i < c->ndatasets; i++)
+		if (!strcmp(c->datasets[i].name, a->name))
+			return;
+	if (!fs || !fs_on_host(c, fs, h) || host_index(c, fs->master) != h)
+		return;
+	if (!pl->o->prune) {
+		unmanaged(pl, h, PK_DATASET, a->name);
+		return;
+	}
+	if (a->state && (!strcmp(a->state, "ingesting") ||
+			 !strcmp(a->state, "refreshing"))) {
+		note(pl, h, "dataset %s is %s (job %lld): --prune deletes it once "
+		     "that job ends", a->name, a->state, a->job);
+		return;
+	}
+	st = step(pl, PLAN_DELETE, PK_DATASET, h, a->name, false,
+		  "(%s:%s, generation %lld and the kept ones: trees removed)",
+		  a->filesystem, a->dest ? a->dest : "?", a->generation);
+	body = json_object_new_object();
+	params = json_object_new_object();
+	jstr(body, "kind", "dataset_delete");
+	jstr(params, "dataset", a->name);
+	json_object_object_add(body, "params", params);
+	call(pl, st, "POST", body, "/v1/jobs");
+}
+
 void plan_prune(struct planner *pl, size_t h)
 {
 	const struct host_state *hs = &pl->hosts[h];
@@ -561,6 +602,8 @@ void plan_prune(struct planner *pl, size_t h)
 	for (size_t i = 0; i < c->nhosts; i++)
 		all_read &= pl->hosts[i].reachable;
 
+	for (size_t i = 0; i < hs->ndatasets; i++)
+		prune_dataset(pl, h, &hs->datasets[i]);
 	for (size_t i = 0; i < hs->nmounts; i++) {
 		const struct st_mount *a = &hs->mounts[i];
 

@@ -261,7 +261,9 @@ int remote_place_datasets(struct remote *r, struct plan *p)
 	return 0;
 }
 
-/* What a create made, for the report: the id of an ingest job. */
+/* What a dataset step started, for the report: the id of its job (an
+ * ingest, or a dataset_delete for --prune).
+ */
 static void note_result(struct plan_step *s, json_object *body)
 {
 	json_object *id;
@@ -270,7 +272,8 @@ static void note_result(struct plan_step *s, json_object *body)
 	    !json_object_object_get_ex(body, "id", &id))
 		return;
 	s->job_id = (long long)json_object_get_int64(id);
-	if (asprintf(&s->result, "ingest job %lld", s->job_id) < 0)
+	if (asprintf(&s->result, "%s job %lld", s->op == PLAN_DELETE ?
+		     "delete" : "ingest", s->job_id) < 0)
 		s->result = NULL;
 }
 

@@ -186,6 +186,7 @@ static int parse_jobs(struct host_state *s, json_object *arr)
 		j->filesystem = str(params, "filesystem");
 		j->source = str(params, "source");
 		j->dest = str(params, "dest");
+		j->dataset = str(params, "dataset");
 		j->created = str(o, "created");
 		j->bytes_done = u64(obj(o, "progress"), "bytes_done");
 		j->bytes_total = u64(obj(o, "progress"), "bytes_total");

@@ -52,6 +52,7 @@ struct st_mount {
 struct st_job {
 	long id;
 	const char *kind, *state, *filesystem, *source, *dest;
+	const char *dataset;   /* params.dataset, or NULL */
 	const char *created;
 	uint64_t bytes_done, bytes_total, files_done, files_total;
 };

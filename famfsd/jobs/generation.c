@@ -195,3 +195,30 @@ int gen_remove(struct job *j, const char *fsname, const char *path,
 	return fail(why, len, -EOPNOTSUPP, "remove", path, NULL);
 #endif
 }
+
+int gen_exists(struct job *j, const char *fsname, const char *path,
+	       char *why, size_t len)
+{
+	struct stat st;
+	char p[4200];
+	int r;
+
+	if (via_mount(fsname, path, p, sizeof(p))) {
+		if (!stat(p, &st))
+			return 1;
+		r = -errno;
+		return r == -ENOENT ? 0 : fail(why, len, r, "stat", path, NULL);
+	}
+#ifdef FAMFS_RENAME_EXCHANGE
+	struct famfs_fs *fs = hold(j, fsname, &r, why, len);
+
+	if (!fs)
+		return r;
+	r = famfs_lookup(fs, path) ? 1 : 0;
+	job_release_master(j);
+	return r;
+#else
+	(void)j;
+	return fail(why, len, -EOPNOTSUPP, "stat", path, NULL);
+#endif
+}

@@ -13,6 +13,12 @@
  * the mount: their space is reused only when every client is past the
  * removal and none holds the files, the release rule).
  *
+ * famfsd killed during a refresh resumes the job (jobs/ingest.c): the
+ * staging tree is resumed; a staging path gone while the serving tree is
+ * at its retired path means the switch was done and only its record is
+ * left (gen_exists()); a job that finds its own generation recorded only
+ * removes the expired ones.
+ *
  * Needs libfamfs's directory exchange (FAMFS_RENAME_EXCHANGE). Without
  * it (gen_switch_supported() false) a refresh updates the dataset's
  * tree in place, as famfsd did before generations.
@@ -58,6 +64,13 @@ int gen_switch(struct job *j, const char *fsname, const char *staging,
  * 0, or a negative errno with @why.
  */
 int gen_remove(struct job *j, const char *fsname, const char *path,
+	       char *why, size_t len);
+
+/*
+ * gen_exists() - 1 when @path is in @fsname, 0 when it is not, or a
+ * negative errno with @why.
+ */
+int gen_exists(struct job *j, const char *fsname, const char *path,
 	       char *why, size_t len);
 
 #endif

@@ -22,6 +22,7 @@
 #include "ingest.h"
 #include "jobs/generation.h"
 #include "jobs/jobs.h"
+#include "killpoint.h"
 #include "log.h"
 #include "manifest_sqlite.h"
 #include "metrics.h"
@@ -623,6 +624,10 @@ static void remove_expired(struct job *j, const struct dataset_spec *d)
 				 d->name, gen, why);
 			return;
 		}
+		/* killed here, the resumed job removes it again (gone:
+		 * ENOENT is no error) and records it
+		 */
+		FAMFS_KILL_POINT("dataset.expired_removed");
 		dataset_removed(d, gen);
 	}
 }
@@ -642,27 +647,58 @@ static int ingest_generation(struct job *j, const struct dataset_spec *d,
 	int r;
 
 	retired[0] = '\0';
-	gen_staging_path(staging, sizeof(staging), d->name, d->serving + 1);
+	gen_staging_path(staging, sizeof(staging), d->name, d->next);
 	r = gen_prepare(j, d->filesystem, why, sizeof(why));
 	if (r) {
-		job_set_error(j, "staging generation %lld: %s", d->serving + 1, why);
+		job_set_error(j, "staging generation %lld: %s", d->next, why);
 		return r;
 	}
+	FAMFS_KILL_POINT("dataset.staging_made");
+	/* killed after its switch, before the store recorded it: the tree
+	 * that served is at its retired path and the staging one is gone
+	 * (gen_switch() moves one to the other): the new one serves, only
+	 * the record is left to make
+	 */
+	gen_retired_path(retired, len, d->name, d->serving);
+	r = gen_exists(j, d->filesystem, staging, why, sizeof(why));
+	if (r == 0)
+		r = gen_exists(j, d->filesystem, retired, why, sizeof(why));
+	else if (r == 1)
+		r = 0;
+	if (r < 0) {
+		retired[0] = '\0';
+		job_set_error(j, "generation %lld: %s", d->next, why);
+		return r;
+	}
+	if (r == 1) {
+		log_info("dataset %s: generation %lld was switched by this job "
+			 "before famfsd stopped; recording it", d->name,
+			 d->next);
+		return 0;
+	}
+	retired[0] = '\0';
 	/* a staging tree left by a job killed before its switch is resumed
 	 * (its manifest is the staging path's)
 	 */
 	r = ingest_copy(j, pol, staging);
 	if (r)
 		return r;
+	FAMFS_KILL_POINT("dataset.ingested");
 	gen_retired_path(retired, len, d->name, d->serving);
 	r = gen_switch(j, d->filesystem, staging, d->dest, retired, &switched,
 		       why, sizeof(why));
-	if (!switched)
+	if (!switched) {
 		retired[0] = '\0';
+	} else {
+		/* switched, not yet recorded: resumed, the retired tree
+		 * says so (above)
+		 */
+		FAMFS_KILL_POINT("dataset.switched");
+	}
 	if (r)
 		job_set_error(j, "%s generation %lld: %s", switched ?
 			      "switched to" : "cannot switch to",
-			      d->serving + 1, why);
+			      d->next, why);
 	return r;
 }
 
@@ -709,6 +745,14 @@ static int ingest_run_job(struct job *j)
 		job_set_error(j, "dataset %s: cannot record it (see famfsd's "
 			      "log)", d.name);
 		return -EIO;
+	}
+	/* resumed after its generation was recorded (killed while it
+	 * removed the expired ones): only that removal is left
+	 */
+	if (d.serving > 0 && d.serving_job == d.job) {
+		dataset_stopped(&d);
+		remove_expired(j, &d);
+		return 0;
 	}
 	r = source_summary_scan(d.source, &sum, why, sizeof(why));
 	if (r) {

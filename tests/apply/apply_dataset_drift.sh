@@ -125,8 +125,17 @@ if [ "$gens" = 2 ]; then
 	run_cli 0 rollout history dataset ds -o json --host "$T/h0/sock"
 	python3 -c 'import json,sys; g=json.loads(sys.argv[1])["items"]; assert [(x["generation"], x["state"]) for x in g] == [(3, "kept"), (2, "serving")], g' "$OUT" \
 		|| fail "history json: $OUT"
-	GEN=2
 	pass "rollout history lists the generations; rollout undo switches back to the kept one"
+	# a refresh after the undo makes generation 4: 3 is still recorded
+	echo "fourth" >"$T/src/n3.txt"
+	run_cli 0 apply "$F"
+	[ "$(field h0 /v1/datasets/ds generation)" = 4 ] || fail "generation 4 after the undo: $(get h0 /v1/datasets/ds)"
+	[ "$(field h0 /v1/files/fs0/ds/n3.txt size)" = 7 ] || fail "generation 4's file: $(get h0 /v1/files/fs0/ds/n3.txt)"
+	[ "$(field h0 /v1/datasets/ds state)" = ready ] || fail "state after the refresh: $(get h0 /v1/datasets/ds)"
+	run_cli 0 apply "$F"
+	grep -q "^No changes" <<<"$OUT" || fail "after generation 4: $OUT"
+	GEN=4
+	pass "a refresh after an undo makes the next unused generation (4), not one that is kept"
 else
 	[ "$gens" = 1 ] || fail "generations: $(get h0 /v1/datasets/ds)"
 	GEN=2
@@ -204,3 +213,56 @@ api h0 DELETE /v1/datasets/ds
 [ "$STATUS" = 405 ] || fail "DELETE: $STATUS $BODY"
 [ "$before" = "$(get h0 /v1/datasets)" ] || fail "bad requests changed the datasets"
 pass "bad dataset params and requests: 400/404/405, nothing changes"
+
+# Prune: a dataset the file no longer names. Without --prune it is named
+# in the note and kept; with it, a dataset_delete job removes its tree,
+# its kept generations and a staging tree, and famfsd forgets it. The
+# other dataset and the filesystem stay.
+F2=$T/cluster-no-ds.yaml
+python3 - "$F" "$F2" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines(True)
+open(sys.argv[2], "w").writelines(l for l in lines if "{name: ds," not in l)
+PY
+grep -q "name: wide" "$F2" && ! grep -q "name: ds," "$F2" || fail "F2: $(cat "$F2")"
+api h0 POST /v1/jobs '{"kind":"dataset_delete","params":{"dataset":"nope"}}'
+[ "$STATUS" = 400 ] && grep -q "no dataset 'nope'" <<<"$BODY" || fail "delete of an unknown dataset: $STATUS $BODY"
+api h0 POST /v1/jobs '{"kind":"dataset_delete","params":{"dataset":"ds","x":1}}'
+[ "$STATUS" = 400 ] && grep -q "params.x" <<<"$BODY" || fail "delete with an unknown field: $STATUS $BODY"
+api h0 POST /v1/jobs '{"kind":"dataset_delete","params":{}}'
+[ "$STATUS" = 400 ] || fail "delete without a dataset: $STATUS $BODY"
+[ "$before" = "$(get h0 /v1/datasets)" ] || fail "bad delete requests changed the datasets"
+run_cli 0 apply "$F2"
+grep -q "^  dataset ds on h0$" <<<"$OUT" || fail "the note does not name the dataset: $OUT"
+grep -q "delete dataset" <<<"$OUT" && fail "deleted without --prune: $OUT"
+[ "$before" = "$(get h0 /v1/datasets)" ] || fail "apply without --prune changed the datasets"
+pass "without --prune a dataset not in the file is named and kept; bad dataset_delete params: 400"
+
+retired=$(field h0 /v1/datasets/ds generations | python3 -c '
+import ast, sys
+print(" ".join(g["path"] for g in ast.literal_eval(sys.stdin.read()) if g["state"] == "kept"))')
+[ "$gens" = 1 ] || [ -n "$retired" ] || fail "no kept generation before the prune: $(get h0 /v1/datasets/ds)"
+run_cli 1 diff --prune "$F2"
+grep -q "^  - delete dataset ds on h0 (fs0:/ds, generation $GEN and the kept ones: trees removed)$" <<<"$OUT" \
+	|| fail "prune plan: $OUT"
+[ "$(grep -c '^  [+~-] ' <<<"$OUT")" = 1 ] || fail "only ds goes: $OUT"
+run_cli 0 apply --prune "$F2"
+grep -q "^  done:    delete dataset ds on h0 (delete job [0-9]*)$" <<<"$OUT" || fail "prune step: $OUT"
+api h0 GET /v1/datasets/ds
+[ "$STATUS" = 404 ] || fail "ds still recorded: $STATUS $BODY"
+for p in /ds $retired; do
+	api h0 GET "/v1/files/fs0$p"
+	[ "$STATUS" = 404 ] || fail "$p left by the prune: $STATUS $BODY"
+done
+api h0 GET /v1/files/fs0/.famfs-staging/ds.$((GEN + 1))
+[ "$STATUS" = 404 ] || fail "staging left by the prune: $STATUS $BODY"
+[ "$(count h0 /v1/datasets)" = 1 ] || fail "wide went too: $(get h0 /v1/datasets)"
+[ "$(field h0 /v1/files/fs0/wide/big.bin size)" = 9000000 ] || fail "wide's file after the prune"
+run_cli 0 diff --prune "$F2"
+grep -q "^No changes" <<<"$OUT" || fail "after the prune: $OUT"
+run_cli 0 apply "$F"
+[ "$(field h0 /v1/datasets/ds generation)" = 1 ] || fail "ds again: $(get h0 /v1/datasets/ds)"
+[ "$(field h0 /v1/files/fs0/ds/sub/n2.txt size)" = 6 ] || fail "ds again not whole"
+run_cli 0 apply "$F"
+grep -q "^No changes" <<<"$OUT" || fail "after ds came back: $OUT"
+pass "apply --prune deletes the dataset's tree and kept generations and forgets it; applied again it is ingested anew"

@@ -284,6 +284,86 @@ for n in 1 2 3 4; do
 	apply_case apply.call_returned:$n
 done
 
+# ---- a dataset's refresh (famfsd the master, keep 0): famfsd killed with
+# the staging directory made, after the ingest before the switch, right
+# after the switch before the store records it, and while it removes the
+# expired generation. Offline, /ds is generation 1 or 2 whole, never
+# neither; the restarted famfsd resumes the job (the staging tree resumed,
+# the switch recorded, the removal done) to generation 2 serving with no
+# staging or retired tree left, and apply again is "No changes.".
+R=$T/rsrc
+# gen_at: which generation /ds holds whole (g1, g2, or nothing)
+gen_at() {
+	local g f ok
+	for g in g1 g2; do
+		ok=1
+		for f in a d/b c big; do
+			if [ -e "$T/$g/$f" ]; then
+				$CLI cat $DEVS "/ds/$f" 2>/dev/null | cmp -s - "$T/$g/$f" || ok=0
+			elif $CLI cat $DEVS "/ds/$f" >/dev/null 2>&1; then
+				ok=0
+			fi
+		done
+		[ $ok = 1 ] && { echo $g; return; }
+	done
+}
+jobs_idle() {
+	api GET /v1/jobs
+	python3 -c 'import json, sys
+sys.exit(any(j["state"] in ("queued", "running") for j in json.loads(sys.argv[1])["items"]))' "$BODY"
+}
+refresh_case() {
+	reset; rm -rf "$R" "$T/g1" "$T/g2"; mkdir -p "$R/d"
+	echo one-a > "$R/a"; echo one-b > "$R/d/b"; head -c 300000 /dev/urandom > "$R/big"
+	start_famfsd
+	cat > "$T/cluster.yaml" <<EOT
+apiVersion: famfs.io/v1alpha1
+kind: Cluster
+metadata: {name: kill}
+hosts:
+  - {name: testhost, endpoint: $SOCK, role: master}
+devices:
+  - {name: emul0, emul: {path: $T/dev0, size: 16MiB}}
+  - {name: emul1, emul: {path: $T/dev1, size: 16MiB}}
+sets:
+  - {name: set0, devices: [emul0, emul1]}
+filesystems:
+  - {name: fs0, set: set0, master: testhost, logSize: 2MiB}
+datasets:
+  - {name: ds, source: $R, filesystem: fs0, keep: 0}
+EOT
+	$CLI apply "$T/cluster.yaml" > "$T/apply.out" 2>&1 || fail "$1: first apply: $(cat "$T/apply.out")"
+	cp -a "$R" "$T/g1"
+	echo two-a > "$R/a"; rm "$R/d/b"; echo two-c > "$R/c"; head -c 300000 /dev/urandom > "$R/big"
+	cp -a "$R" "$T/g2"
+	stop_famfsd
+	start_killable "$1"
+	$CLI apply --no-wait "$T/cluster.yaml" > "$T/apply.out" 2>&1
+	famfsd_dies "$1"
+	fsck_clean "$1"
+	local g
+	g=$(gen_at)
+	[ -n "$g" ] || fail "$1: /ds is neither generation whole"
+	start_famfsd
+	wait_for 60 "$1: the resumed refresh to end" jobs_idle
+	api GET /v1/datasets/ds
+	[ "$(jq_get "$BODY" .generation)" = 2 ] && [ "$(jq_get "$BODY" .state)" = ready ] ||
+		fail "$1: after the restart: $BODY"
+	stop_famfsd
+	[ "$(gen_at)" = g2 ] || fail "$1: /ds is not generation 2 whole after the resume"
+	for p in /.famfs-staging/ds.2 /.famfs-retired/ds.1; do
+		$CLI cat $DEVS "$p/a" >/dev/null 2>&1 && fail "$1: $p left"
+	done
+	fsck_clean "$1"
+	start_famfsd
+	$CLI apply "$T/cluster.yaml" > "$T/apply.out" 2>&1 &&
+		grep -q "^No changes" "$T/apply.out" || fail "$1: apply after the resume: $(cat "$T/apply.out")"
+	pass "$1: refresh killed, /ds showed $g whole, the resumed job made generation 2, apply: No changes."
+}
+for p in dataset.staging_made dataset.ingested dataset.switched dataset.expired_removed; do
+	refresh_case $p
+done
+
 missing=""
 for p in $(grep -rhoE --include='*.c' 'FAMFS_KILL_POINT\("[a-z_.]+"\)' "$SOURCE_DIR/famfsd" \
 	   "$SOURCE_DIR/famfs-cli" |
