@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api.h"
 #include "datasets.h"
 #include "famfsd.h"
 #include "jobs/generation.h"
@@ -494,4 +495,25 @@ void dataset_metrics(FILE *f)
 				(const char *)sqlite3_column_text(st, 2));
 		sqlite3_finalize(st);
 	}
+}
+
+const char *dataset_job_param(json_object *params, char *why, size_t whylen)
+{
+	json_object *v;
+	const char *name;
+
+	json_object_object_foreach(params, key, val) {
+		(void)val;
+		if (strcmp(key, "dataset")) {
+			snprintf(why, whylen, "params.%s: unknown field", key);
+			return NULL;
+		}
+	}
+	if (!json_object_object_get_ex(params, "dataset", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    !api_name_valid(name = json_object_get_string(v))) {
+		snprintf(why, whylen, "params.dataset: a dataset's name is required");
+		return NULL;
+	}
+	return name;
 }

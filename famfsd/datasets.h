@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <json-c/json.h>
+
 #include "source_summary.h"
 
 struct dataset_spec {
@@ -121,5 +123,11 @@ int dataset_forget(const char *name);
 
 /* The famfs_dataset_* series on @f (state lock held, for reading). */
 void dataset_metrics(FILE *f);
+
+/* The dataset a job's params name ({"dataset": NAME} and nothing else,
+ * the dataset_undo and dataset_delete jobs): NULL, with @why set, when
+ * the field is missing or not a name, or another field is there.
+ */
+const char *dataset_job_param(json_object *params, char *why, size_t whylen);
 
 #endif

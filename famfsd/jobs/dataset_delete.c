@@ -20,23 +20,12 @@
 static int delete_validate(json_object *params, char *why, size_t whylen)
 {
 	struct dataset_trees t;
-	json_object *v;
 	const char *name;
 	int r;
 
-	json_object_object_foreach(params, key, val) {
-		(void)val;
-		if (strcmp(key, "dataset")) {
-			snprintf(why, whylen, "params.%s: unknown field", key);
-			return -EINVAL;
-		}
-	}
-	if (!json_object_object_get_ex(params, "dataset", &v) ||
-	    !json_object_is_type(v, json_type_string) ||
-	    !api_name_valid(name = json_object_get_string(v))) {
-		snprintf(why, whylen, "params.dataset: a dataset's name is required");
+	name = dataset_job_param(params, why, whylen);
+	if (!name)
 		return -EINVAL;
-	}
 	r = dataset_trees(name, &t);
 	if (r == -ENOENT)
 		snprintf(why, whylen, "no dataset '%s'", name);

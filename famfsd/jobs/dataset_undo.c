@@ -18,23 +18,12 @@
 static int undo_validate(json_object *params, char *why, size_t whylen)
 {
 	struct dataset_undo u;
-	json_object *v;
 	const char *name;
 	int r;
 
-	json_object_object_foreach(params, key, val) {
-		(void)val;
-		if (strcmp(key, "dataset")) {
-			snprintf(why, whylen, "params.%s: unknown field", key);
-			return -EINVAL;
-		}
-	}
-	if (!json_object_object_get_ex(params, "dataset", &v) ||
-	    !json_object_is_type(v, json_type_string) ||
-	    !api_name_valid(name = json_object_get_string(v))) {
-		snprintf(why, whylen, "params.dataset: a dataset's name is required");
+	name = dataset_job_param(params, why, whylen);
+	if (!name)
 		return -EINVAL;
-	}
 	if (!gen_switch_supported()) {
 		snprintf(why, whylen, "this famfsd's libfamfs cannot switch "
 			 "generations (no directory exchange)");
