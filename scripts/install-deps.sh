@@ -12,7 +12,9 @@
 #         debhelper, dkms, rpm, lintian, scdoc, liburing-dev.
 # check   everything `make check` runs: package plus cmocka, clang, the
 #         QEMU guests and their kernels, promtool, git, sqlite3,
-#         linux-source-6.1 (for checkpatch.pl).
+#         linux-source-6.1 (for checkpatch.pl), and Slurm (slurmctld,
+#         slurmd, slurm-client, munge, libslurm-dev) for the plugin's
+#         tests (docs/slurm.md).
 #
 # Idempotent: packages already present are skipped; apt-get runs only when
 # something is missing. Needs root (or sudo) when it has to install.
@@ -48,7 +50,8 @@ CHECK="$PACKAGE
  qemu-system-x86 busybox-static mmdebstrap
  linux-image-amd64 linux-headers-amd64
  linux-image-$KERNEL_612-unsigned linux-headers-$KERNEL_612
- linux-source-6.1"
+ linux-source-6.1
+ slurmctld slurmd slurm-client munge libslurm-dev"
 
 usage() {
 	echo "usage: $0 [demo|check|package] | --print demo|check|package" >&2
