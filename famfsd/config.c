@@ -14,7 +14,8 @@
 #include "famfs.h"
 #include "plugin_dir.h"
 
-enum key_type { K_STR, K_LIST, K_BOOL, K_SIZE, K_UINT, K_MODE, K_LEVEL };
+enum key_type { K_STR, K_LIST, K_BOOL, K_SIZE, K_UINT, K_MODE, K_LEVEL,
+		K_SECS };
 
 struct key_desc {
 	const char *name;
@@ -42,6 +43,9 @@ static const struct key_desc keys[] = {
 	K("paths.devices", K_LIST, paths_devices),
 	K("paths.mounts", K_LIST, paths_mounts),
 	K("paths.sources", K_LIST, paths_sources),
+	K("holds.pin_dir", K_STR, holds_pin_dir),
+	K("holds.owner_check", K_STR, holds_owner_check),
+	K("holds.reap_interval", K_SECS, holds_reap_interval),
 	K("max_body", K_SIZE, max_body),
 	K("threads", K_UINT, threads),
 	K("log_level", K_LEVEL, log_level),
@@ -61,6 +65,14 @@ static int set_key(struct famfsd_config *c, const char *key, const char *v,
 			continue;
 		switch (keys[i].type) {
 		case K_STR:
+			/* a pin directory or a program famfsd runs: never
+			 * relative to wherever famfsd was started
+			 */
+			if (!strncmp(key, "holds.", 6) && *v && *v != '/') {
+				snprintf(err, errlen, "bad value '%s' for '%s': "
+					 "an absolute path", v, key);
+				return -EINVAL;
+			}
 			free(*(char **)p);
 			*(char **)p = *v ? strdup(v) : NULL;
 			return 0;
@@ -80,6 +92,16 @@ static int set_key(struct famfsd_config *c, const char *key, const char *v,
 			if (famfs_parse_size(v, &sz))
 				break;
 			*(uint64_t *)p = sz;
+			return 0;
+		case K_SECS:            /* holds.reap_interval: 5..86400 */
+			errno = 0;
+			n = strtoul(v, &end, 10);
+			if (errno || *end || !*v || n < 5 || n > 86400) {
+				snprintf(err, errlen, "bad value '%s' for '%s': "
+					 "seconds, 5 to 86400", v, key);
+				return -EINVAL;
+			}
+			*(unsigned *)p = (unsigned)n;
 			return 0;
 		case K_UINT:
 		case K_MODE:
@@ -127,6 +149,8 @@ static void set_defaults(struct famfsd_config *c)
 	c->access_write = strdup("famfs");
 	c->paths_mounts = strdup("/mnt/famfs*:/srv/famfs*");
 	c->paths_sources = strdup("/srv:/mnt:/data");
+	c->holds_pin_dir = strdup("/run/famfsd/datasets");
+	c->holds_reap_interval = 60;
 	/* paths.devices defaults after the overrides: it names state_dir */
 }
 
@@ -392,6 +416,7 @@ void config_print(const struct famfsd_config *c, FILE *f)
 			fprintf(f, "%llu\n", (unsigned long long)*(const uint64_t *)p);
 			break;
 		case K_UINT:
+		case K_SECS:
 			fprintf(f, "%u\n", *(const unsigned *)p);
 			break;
 		case K_MODE:

@@ -40,6 +40,9 @@ struct famfsd_config {
 	char *paths_devices;     /* where emul devices may be */
 	char *paths_mounts;      /* where mounts may be */
 	char *paths_sources;     /* what ingest jobs may read */
+	char *holds_pin_dir;     /* where held generations are bind-mounted */
+	char *holds_owner_check; /* run with a hold's owner; NULL: no reaper */
+	unsigned holds_reap_interval;  /* seconds between owner checks */
 	bool tcp_insecure;       /* TCP without TLS: for tests only */
 	uint64_t max_body;       /* bytes */
 	unsigned threads;        /* HTTP worker threads */

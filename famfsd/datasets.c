@@ -12,6 +12,12 @@
 #include "manifest_sqlite.h"
 #include "store/store.h"
 
+/* The next value of dataset_generations.retired (0005_holds.sql): the
+ * generation that stops serving now is the newest kept one.
+ */
+#define NEXT_RETIRED "(SELECT coalesce(max(retired), 0) + 1 FROM " \
+	"dataset_generations WHERE dataset=?1)"
+
 /* Run @st to its end and finalize it; 0 or -EIO. */
 static int run(sqlite3_stmt *st)
 {
@@ -78,8 +84,8 @@ static int add_generation(const struct dataset_spec *d, const char *path,
 {
 	sqlite3_stmt *st = store_prep(famfsd.db,
 		"UPDATE dataset_generations SET state=iif(?2 IS NULL, "
-		"'removed', 'kept'), path=coalesce(?2, path) "
-		"WHERE dataset=?1 AND state='serving'");
+		"'removed', 'kept'), path=coalesce(?2, path), "
+		"retired=" NEXT_RETIRED " WHERE dataset=?1 AND state='serving'");
 
 	store_bind_text(st, 1, d->name);
 	store_bind_text(st, 2, retired);
@@ -190,9 +196,17 @@ int dataset_expired(const struct dataset_spec *d, long long *gen,
 	int found = 0;
 
 	famfsd_lock();
-	st = store_prep(famfsd.db, "SELECT generation, path FROM "
-		"dataset_generations WHERE dataset=?1 AND state='kept' "
-		"ORDER BY generation DESC LIMIT -1 OFFSET ?2");
+	/* beyond the newest `keep` to stop serving (not the highest
+	 * numbers: after an undo the one that stopped serving is the
+	 * newest), and held by no one (a held one stays until its last
+	 * hold goes: holds.h)
+	 */
+	st = store_prep(famfsd.db, "SELECT generation, path FROM (SELECT "
+		"generation, path, retired FROM dataset_generations WHERE "
+		"dataset=?1 AND state='kept' ORDER BY retired DESC, generation "
+		"DESC LIMIT -1 OFFSET ?2) g WHERE NOT EXISTS (SELECT 1 FROM "
+		"holds h WHERE h.dataset=?1 AND h.generation=g.generation) "
+		"ORDER BY retired DESC, generation DESC");
 	if (st) {
 		store_bind_text(st, 1, d->name);
 		sqlite3_bind_int64(st, 2, d->keep);
@@ -282,8 +296,8 @@ static int record_undo(const char *name, const struct dataset_undo *u,
 		       const char *retired)
 {
 	sqlite3_stmt *st = store_prep(famfsd.db,
-		"UPDATE dataset_generations SET state='kept', path=?3 "
-		"WHERE dataset=?1 AND generation=?2");
+		"UPDATE dataset_generations SET state='kept', path=?3, "
+		"retired=" NEXT_RETIRED " WHERE dataset=?1 AND generation=?2");
 
 	store_bind_text(st, 1, name);
 	sqlite3_bind_int64(st, 2, u->serving);
@@ -516,4 +530,24 @@ const char *dataset_job_param(json_object *params, char *why, size_t whylen)
 		return NULL;
 	}
 	return name;
+}
+
+int dataset_spec_load(const char *name, struct dataset_spec *d, char *fs,
+		      size_t len)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT filesystem, keep "
+				      "FROM datasets WHERE name=?");
+	int r = -ENOENT;
+
+	store_bind_text(st, 1, name);
+	if (st && sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(fs, len, "%s", (const char *)sqlite3_column_text(st, 0));
+		memset(d, 0, sizeof(*d));
+		d->name = name;
+		d->filesystem = fs;
+		d->keep = (unsigned)sqlite3_column_int64(st, 1);
+		r = 0;
+	}
+	sqlite3_finalize(st);
+	return r;
 }

@@ -61,6 +61,25 @@ int dataset_expired(const struct dataset_spec *d, long long *gen,
 		    char *path, size_t len);
 void dataset_removed(const struct dataset_spec *d, long long gen);
 
+/*
+ * dataset_expire() - remove the generations of @d that dataset_expired()
+ * gives, oldest first, each in its own step under the switch lock
+ * (generation.h: gen_lock()), so that a hold taken meanwhile is seen.
+ * For the ingest job after a switch and the "dataset_expire" job that
+ * famfsd submits when a generation's last hold goes (holds.h). A
+ * failure is logged; what is left goes at the next expiry.
+ */
+struct job;
+void dataset_expire(struct job *j, const struct dataset_spec *d);
+
+/*
+ * dataset_spec_load() - @d's filesystem and keep from the store for
+ * dataset @name (state lock held); @fs (of @len) holds the name. 0 or
+ * -ENOENT.
+ */
+int dataset_spec_load(const char *name, struct dataset_spec *d, char *fs,
+		      size_t len);
+
 /* The ingest of @d failed with @error: counted; what serves is kept.
  * dataset_stopped(): cancelled, or stopped by famfsd's shutdown (then
  * resumed at the next start): not a failure, the state only.

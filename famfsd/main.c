@@ -18,6 +18,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "famfsd.h"
+#include "holds.h"
 #include "fsview.h"
 #include "jobs/jobs.h"
 #include "log.h"
@@ -328,6 +329,7 @@ static int serve(void)
 		}
 		famfsd_lock();
 		mounts_tick();
+		holds_tick();
 		fsmaster_expire(FSMASTER_IDLE_SECONDS);
 		famfsd_unlock();
 		jobs_kick();
@@ -401,6 +403,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	jobs_kick();
+	holds_reaper_start();
 	report_ready();
 
 	sig = serve();
@@ -408,6 +411,7 @@ int main(int argc, char **argv)
 	atomic_store(&famfsd.stopping, true);
 	sd_notify(0, "STOPPING=1\nSTATUS=stopping");
 	server_stop(25000);   /* below the unit's TimeoutStopSec=30 */
+	holds_reaper_stop();
 	jobs_shutdown();
 	famfsd_lock();
 	fsview_drop_all();

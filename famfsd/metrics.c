@@ -10,6 +10,7 @@
 #include "fsview.h"
 #include "jobs/jobs.h"
 #include "datasets.h"
+#include "holds.h"
 #include "metrics.h"
 #include "store/store.h"
 
@@ -584,6 +585,7 @@ char *metrics_render(void)
 	job_metrics(f);
 	ingest_metrics(f);
 	dataset_metrics(f);
+	holds_metrics(f);
 	if (fclose(f)) {
 		free(buf);
 		return NULL;

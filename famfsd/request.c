@@ -111,6 +111,7 @@ static int dispatch(struct api_req *q, struct api_resp *r)
 		{ "filesystems", api_filesystems }, { "mounts", api_mounts },
 		{ "files", api_files }, { "jobs", api_jobs },
 		{ "events", api_events }, { "datasets", api_datasets },
+		{ "holds", api_holds },
 	};
 
 	if (q->nseg >= 2 && !strcmp(q->seg[0], "v1"))
@@ -149,6 +150,20 @@ static void run_locked(struct http_request *h, struct api_req *q,
 			    r->status, r->code);
 	famfsd_unlock();
 	h->changed = mut && r->status < 400;
+}
+
+/* POST /v1/datasets/{name}/holds: it waits for its generation without
+ * the state lock and takes the locks itself (api/holds.c); audited.
+ */
+static void run_hold(struct http_request *h, struct api_req *q,
+		     struct api_resp *r)
+{
+	api_holds_post(q, r);
+	famfsd_lock();
+	store_audit(famfsd.db, h->who, h->method, h->url, h->body, r->status,
+		    r->code);
+	famfsd_unlock();
+	h->changed = r->status < 400;
 }
 
 static const char *const access_name[] = { "none", "read", "write" };
@@ -314,6 +329,8 @@ void request_handle(struct http_request *h, struct api_resp *r)
 			 * it changes nothing, so no transaction and no audit
 			 */
 			api_jobs_dry_run(&q, r);
+		else if (api_holds_is_post(&q))
+			run_hold(h, &q, r);
 		else
 			run_locked(h, &q, r, is_mutating(h->method));
 	}

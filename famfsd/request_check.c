@@ -76,7 +76,8 @@ static const struct {
 	{ "filesystems", { "wipe" } },
 	{ "jobs", { "state" } },
 	{ "events", { "since", "limit" } },
-	{ "datasets", { "drift" } },
+	{ "datasets", { "drift", "owner" } },
+	{ "holds", { "owner" } },
 };
 
 static bool param_known(const char *resource, const char *name)

@@ -136,6 +136,13 @@ bool api_jobs_is_dry_run(const struct api_req *q);
 int api_jobs_dry_run(struct api_req *q, struct api_resp *r);
 int api_events(struct api_req *q, struct api_resp *r);
 int api_datasets(struct api_req *q, struct api_resp *r);
+/* /v1/datasets/{name}/holds and /v1/holds (holds.c). POST on the first
+ * runs without the state lock (it waits for the generation to show).
+ */
+int api_dataset_holds(struct api_req *q, struct api_resp *r);
+int api_holds(struct api_req *q, struct api_resp *r);
+bool api_holds_is_post(const struct api_req *q);
+int api_holds_post(struct api_req *q, struct api_resp *r);
 
 /* Shared lookups (api/common.c). */
 json_object *api_device_json(const char *name);     /* NULL if absent */

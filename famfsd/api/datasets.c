@@ -27,8 +27,9 @@ static json_object *generations_json(const char *name)
 {
 	sqlite3_stmt *st = store_prep(famfsd.db,
 		"SELECT generation, path, state, job, files, bytes, digest, "
-		"created FROM dataset_generations WHERE dataset=? AND "
-		"state != 'removed' ORDER BY generation DESC");
+		"created, (SELECT count(*) FROM holds h WHERE h.dataset=g.dataset "
+		"AND h.generation=g.generation) FROM dataset_generations g "
+		"WHERE dataset=? AND state != 'removed' ORDER BY generation DESC");
 	json_object *a = json_object_new_array();
 
 	store_bind_text(st, 1, name);
@@ -43,6 +44,7 @@ static json_object *generations_json(const char *name)
 		jset_int(g, "bytes", sqlite3_column_int64(st, 5));
 		jset_str(g, "digest", col(st, 6));
 		jset_time(g, "created", sqlite3_column_int64(st, 7));
+		jset_int(g, "held", sqlite3_column_int64(st, 8));
 		json_object_array_add(a, g);
 	}
 	sqlite3_finalize(st);
@@ -142,9 +144,14 @@ int api_datasets(struct api_req *q, struct api_resp *r)
 	json_object *o;
 	bool drift;
 
+	if (q->nseg == 4 && !strcmp(q->seg[3], "holds"))
+		return api_dataset_holds(q, r);
 	q->route = q->nseg == 2 ? "/v1/datasets" : "/v1/datasets/{name}";
 	if (q->nseg != 2 && q->nseg != 3)
 		return api_not_found(q, r);
+	if (api_query(q, "owner"))
+		return api_error(r, 400, "unknown_parameter", "%s takes no "
+				 "query parameter 'owner'", q->url);
 	if (!api_is(q, "GET"))
 		return api_method_not_allowed(q, r);
 	if (want_drift(q, r, &drift))

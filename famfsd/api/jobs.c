@@ -114,6 +114,8 @@ static int create(struct api_req *q, struct api_resp *r)
 	json_object_put(params);
 	if (e == -ENOENT)
 		return api_error(r, 501, "not_implemented", "%s", why);
+	if (e == -EBUSY && why[0])   /* e.g. a dataset_delete of a held one */
+		return api_error(r, 409, "conflict", "%s", why);
 	if (e && why[0])
 		return api_error(r, 400, "invalid_value", "%s", why);
 	if (e)

@@ -14,13 +14,16 @@
 #include "api/api.h"
 #include "datasets.h"
 #include "famfsd.h"
+#include "holds.h"
 #include "jobs/generation.h"
 #include "jobs/jobs.h"
 
 static int delete_validate(json_object *params, char *why, size_t whylen)
 {
 	struct dataset_trees t;
+	char owners[512];
 	const char *name;
+	bool held = false;
 	int r;
 
 	name = dataset_job_param(params, why, whylen);
@@ -34,28 +37,44 @@ static int delete_validate(json_object *params, char *why, size_t whylen)
 	else if (!strcmp(t.state, "ingesting") || !strcmp(t.state, "refreshing"))
 		snprintf(why, whylen, "dataset %s is %s: cancel its job first",
 			 name, t.state), r = -EBUSY;
+	else if (holds_owners(name, owners, sizeof(owners)) > 0)
+		snprintf(why, whylen, "dataset %s has holds (%s): they are "
+			 "released first", name, owners), held = true, r = -EBUSY;
 	else if (!strcmp(t.dest, "/") || !t.dest[0])
 		snprintf(why, whylen, "dataset %s is the filesystem's root: "
 			 "delete the filesystem instead", name), r = -EINVAL;
 	dataset_trees_free(&t);
-	return r ? -EINVAL : 0;
+	return held ? -EBUSY : r ? -EINVAL : 0;   /* held: 409 conflict */
 }
 
 static int delete_run(struct job *j)
 {
 	const char *name = json_object_get_string(json_object_object_get(
 		job_params(j), "dataset"));
-	char staging[4200], why[1024];
+	char staging[4200], why[1024], owners[512];
 	struct dataset_trees t;
-	int r;
+	int r, n;
 
+	/* the switch lock for the whole removal: no hold is taken on a
+	 * tree half removed, and one taken before it is seen here
+	 */
+	gen_lock();
 	famfsd_lock();
 	r = dataset_trees(name, &t);
+	n = r ? 0 : holds_owners(name, owners, sizeof(owners));
 	famfsd_unlock();
 	if (r) {
+		gen_unlock();
 		job_set_error(j, "dataset %s: %s", name, r == -ENOENT ?
 			      "not found" : "cannot be read");
 		return r;
+	}
+	if (n > 0) {
+		gen_unlock();
+		dataset_trees_free(&t);
+		job_set_error(j, "dataset %s has holds (%s): nothing removed",
+			      name, owners);
+		return -EBUSY;
 	}
 	jobs_progress(j, 0, 0, 0, t.nkept + 2);
 	for (size_t i = 0; i < t.nkept && !r; i++) {
@@ -77,6 +96,7 @@ static int delete_run(struct job *j)
 	} else {
 		jobs_progress(j, 0, 0, t.nkept + 2, t.nkept + 2);
 	}
+	gen_unlock();
 	dataset_trees_free(&t);
 	return r;
 }

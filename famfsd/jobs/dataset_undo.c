@@ -49,10 +49,16 @@ static int undo_run(struct job *j)
 	bool switched;
 	int r;
 
+	/* the switch and its record under the switch lock: a hold taken
+	 * meanwhile pins what the store says serves (holds.h). An undo
+	 * removes nothing: a held generation only changes its place.
+	 */
+	gen_lock();
 	famfsd_lock();
 	r = dataset_undo_target(name, &u);
 	famfsd_unlock();
 	if (r) {
+		gen_unlock();
 		job_set_error(j, "dataset %s: %s", name, r == -ESRCH ?
 			      "no previous generation kept" : "not found");
 		return r;
@@ -61,6 +67,7 @@ static int undo_run(struct job *j)
 	r = gen_switch(j, u.filesystem, u.kept_path, u.dest, retired,
 		       &switched, why, sizeof(why));
 	if (!switched) {
+		gen_unlock();
 		job_set_error(j, "cannot switch back to generation %lld: %s",
 			      u.kept, why);
 		return r;
@@ -73,6 +80,7 @@ static int undo_run(struct job *j)
 			      "not be recorded (see famfsd's log)", u.kept);
 		r = -EIO;
 	}
+	gen_unlock();
 	jobs_progress(j, 0, 0, 1, 1);
 	return r;
 }

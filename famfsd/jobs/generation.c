@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +17,23 @@
 #include "famfs.h"
 #include "jobs/generation.h"
 #include "jobs/jobs.h"
+
+static pthread_mutex_t switch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void gen_lock(void)
+{
+	pthread_mutex_lock(&switch_lock);
+}
+
+void gen_unlock(void)
+{
+	pthread_mutex_unlock(&switch_lock);
+}
+
+bool gen_trylock(void)
+{
+	return pthread_mutex_trylock(&switch_lock) == 0;
+}
 
 bool gen_switch_supported(void)
 {

@@ -35,6 +35,19 @@ struct job;
 #define GEN_RETIRED_DIR "/.famfs-retired"
 #define GEN_MAX_KEEP 16   /* params.keep, cluster.yaml datasets[].keep */
 
+/*
+ * gen_lock() - the switch lock: held from a switch of a dataset's trees
+ * (a refresh's, an undo's) until the store records it, around each
+ * removal of a generation, and while a hold is taken (holds.h), so that
+ * a hold pins the tree the store says serves and a removal never takes a
+ * generation a hold has just pinned. Taken before the state lock, never
+ * while holding it.
+ */
+void gen_lock(void);
+void gen_unlock(void);
+/* gen_trylock(): true when taken (the pin repair skips a busy tick). */
+bool gen_trylock(void);
+
 /* True when this build can switch generations atomically. */
 bool gen_switch_supported(void);
 

@@ -612,35 +612,17 @@ static int64_t ms_since(const struct timespec *t0)
 	       (t.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
-/* The previous generations beyond d->keep go (their tree removed). */
-static void remove_expired(struct job *j, const struct dataset_spec *d)
-{
-	char path[4200], why[1024];
-	long long gen;
-
-	while (dataset_expired(d, &gen, path, sizeof(path))) {
-		if (gen_remove(j, d->filesystem, path, why, sizeof(why))) {
-			log_warn("dataset %s: generation %lld not removed: %s",
-				 d->name, gen, why);
-			return;
-		}
-		/* killed here, the resumed job removes it again (gone:
-		 * ENOENT is no error) and records it
-		 */
-		FAMFS_KILL_POINT("dataset.expired_removed");
-		dataset_removed(d, gen);
-	}
-}
-
 /*
  * Generation N+1 of a dataset that has N, ingested into the staging
  * directory and switched with the dataset's path (generation.h). 0, or a
  * negative errno with the job's error set; *@retired gets where the old
- * tree went once the switch happened ("" before).
+ * tree went once the switch happened ("" before). From the switch on the
+ * switch lock is held (*@locked): the caller records the switch, then
+ * lets it go (gen_lock()).
  */
 static int ingest_generation(struct job *j, const struct dataset_spec *d,
 			     const struct famfs_alloc_policy *pol,
-			     char *retired, size_t len)
+			     char *retired, size_t len, bool *locked)
 {
 	char staging[4200], why[1024];
 	bool switched;
@@ -659,6 +641,8 @@ static int ingest_generation(struct job *j, const struct dataset_spec *d,
 	 * (gen_switch() moves one to the other): the new one serves, only
 	 * the record is left to make
 	 */
+	gen_lock();
+	*locked = true;
 	gen_retired_path(retired, len, d->name, d->serving);
 	r = gen_exists(j, d->filesystem, staging, why, sizeof(why));
 	if (r == 0)
@@ -677,6 +661,8 @@ static int ingest_generation(struct job *j, const struct dataset_spec *d,
 		return 0;
 	}
 	retired[0] = '\0';
+	gen_unlock();
+	*locked = false;
 	/* a staging tree left by a job killed before its switch is resumed
 	 * (its manifest is the staging path's)
 	 */
@@ -684,6 +670,8 @@ static int ingest_generation(struct job *j, const struct dataset_spec *d,
 	if (r)
 		return r;
 	FAMFS_KILL_POINT("dataset.ingested");
+	gen_lock();
+	*locked = true;
 	gen_retired_path(retired, len, d->name, d->serving);
 	r = gen_switch(j, d->filesystem, staging, d->dest, retired, &switched,
 		       why, sizeof(why));
@@ -718,6 +706,7 @@ static int ingest_run_job(struct job *j)
 	struct source_summary sum;
 	struct timespec t0;
 	char why[1024], retired[4200] = "";
+	bool locked = false, recorded = false;
 	int r;
 
 	if (json_object_object_get_ex(p, "chunk", &v))
@@ -751,7 +740,7 @@ static int ingest_run_job(struct job *j)
 	 */
 	if (d.serving > 0 && d.serving_job == d.job) {
 		dataset_stopped(&d);
-		remove_expired(j, &d);
+		dataset_expire(j, &d);
 		return 0;
 	}
 	r = source_summary_scan(d.source, &sum, why, sizeof(why));
@@ -762,7 +751,8 @@ static int ingest_run_job(struct job *j)
 		return r;
 	}
 	if (d.serving > 0 && gen_switch_supported())
-		r = ingest_generation(j, &d, &pol, retired, sizeof(retired));
+		r = ingest_generation(j, &d, &pol, retired, sizeof(retired),
+				      &locked);
 	else
 		r = ingest_copy(j, &pol, NULL);
 	if (r && !retired[0] && job_cancelled(j)) {
@@ -774,9 +764,13 @@ static int ingest_run_job(struct job *j)
 		job_set_error(j, "dataset %s: copied, but its summary could "
 			      "not be recorded (see famfsd's log)", d.name);
 		r = -EIO;
-	} else if (retired[0]) {
-		remove_expired(j, &d);
+	} else {
+		recorded = true;
 	}
+	if (locked)
+		gen_unlock();
+	if (recorded && retired[0])
+		dataset_expire(j, &d);
 	source_summary_free(&sum);
 	return r;
 }

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Holds (schemas/sql/0005_holds.sql, docs/api.md "Holds"): an owner pins
+ * the generation of a dataset that serves, on this host, until it lets
+ * go. Each held generation has a pin: a read-only bind mount of its tree,
+ * made from a mount of the dataset's filesystem on this host, at
+ * <holds.pin_dir>/<dataset>/<generation>. The kernel moves a bind
+ * mount's dentry with a rename, and famfs-fused keeps node ids across
+ * one, so the pin shows the same tree after the switch that retires it.
+ *
+ * A held generation is never removed (datasets.c: dataset_expired()
+ * skips it; a dataset_delete job refuses). When its last hold goes, its
+ * pin is unmounted and a "dataset_expire" job removes what is then
+ * beyond `keep` (jobs/dataset_expire.c).
+ *
+ * Everything here needs the state lock unless it says otherwise.
+ */
+#ifndef FAMFSD_HOLDS_H
+#define FAMFSD_HOLDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define HOLDS_PIN_DIR_DEFAULT "/run/famfsd/datasets"
+#define HOLDS_MAX_TIMEOUT 3600
+
+/* A mount of a dataset's filesystem on this host that a pin is made from. */
+struct hold_mount {
+	char name[64], path[4096], role[16], state[16];
+};
+
+/* [A-Za-z0-9][A-Za-z0-9._:@-]{0,127} */
+bool holds_owner_valid(const char *owner);
+
+/* <holds.pin_dir>/<dataset>/<generation> */
+void holds_pin_path(char *buf, size_t len, const char *dataset, long long gen);
+
+/*
+ * holds_pick_mount() - the mount of @fs a hold uses: a mounted one first,
+ * the master before a client. 0, or -ENOENT when this host has no mount
+ * of @fs.
+ */
+int holds_pick_mount(const char *fs, struct hold_mount *m);
+
+/*
+ * holds_visible() - true when mount @m shows generation @gen of @dataset
+ * at @gen_path: the master mount at once; a client mount once its tree
+ * is there and the generation retired by the same switch is at its
+ * retired path (the client has replayed the switch). Switch lock held.
+ */
+bool holds_visible(const struct hold_mount *m, const char *dataset,
+		   const char *gen_path);
+
+/*
+ * holds_take() - record a hold of generation @gen (its tree at @gen_path
+ * on @m) for @owner, and make the generation's pin if it has none.
+ * Switch lock held (generation.h). 0 with *@id, or a negative errno with
+ * @why.
+ */
+int holds_take(const char *dataset, long long gen, const char *gen_path,
+	       const struct hold_mount *m, const char *owner,
+	       const char *note, int64_t *id, char *why, size_t len);
+
+/*
+ * holds_release() - release @owner's holds, on @dataset or (NULL) on
+ * every dataset; unmount the pins of generations left without a hold and
+ * submit the "dataset_expire" job of their datasets. @reason goes into
+ * the event. The number released, or a negative errno.
+ */
+int holds_release(const char *dataset, const char *owner, const char *reason);
+
+/* Owners of @dataset's holds, ", "-separated into @buf: their number. */
+int holds_owners(const char *dataset, char *buf, size_t len);
+
+/* Every few seconds from the main loop: re-make a pin that is missing or
+ * dead (its mount restarted) from a mount that is up.
+ */
+void holds_tick(void);
+
+/* The owner reaper (holds.owner_check): a thread of its own; no lock. */
+void holds_reaper_start(void);
+void holds_reaper_stop(void);
+
+/* famfs_dataset_holds, famfs_dataset_hold_oldest_age_seconds,
+ * famfs_holds_reaped_total (state lock held, for reading).
+ */
+void holds_metrics(FILE *f);
+
+#endif
