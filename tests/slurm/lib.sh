@@ -211,6 +211,8 @@ holds() {
 	json "/v1/holds${1:+?owner=$1}" 'len(v["items"])'
 }
 
+no_holds() { [ "$(holds)" = 0 ]; }
+
 # make_source: an XFS image, loop-mounted at $SRC, with a tree of files.
 make_source() {
 	SRC=$T/src
