@@ -51,9 +51,11 @@ gens() {   # "GEN:STATE:HELD ..." of ds, newest first
 }
 
 gens_are() { [ "$(gens)" = "$1" ]; }
-free_at_least() {
+# the space of the removed files goes to the release rule: free, or
+# pending (reused once no client or open file can still reach it)
+released_at_least() {
 	api GET /v1/filesystems/fs0
-	[ "$(jq_get "$BODY" space.free)" -ge "$1" ]
+	[ $(($(jq_get "$BODY" space.free) + $(jq_get "$BODY" space.pending))) -ge "$1" ]
 }
 holds_none() {
 	api GET "/v1/holds?owner=$1"
@@ -163,16 +165,19 @@ findmnt -n -o OPTIONS "$PINS/ds/1" | grep -q '^ro' || fail "re-made pin not read
 pass "a famfsd restart keeps the hold and makes its lost pin again"
 
 # release: the pin goes, generation 1 is removed (beyond keep), its space
-# comes back
-api GET /v1/filesystems/fs0; free0=$(jq_get "$BODY" space.free)
+# goes to the release rule
+api GET /v1/filesystems/fs0
+free0=$(($(jq_get "$BODY" space.free) + $(jq_get "$BODY" space.pending)))
+fbytes0=$(jq_get "$BODY" space.file_bytes)
 api DELETE '/v1/datasets/ds/holds?owner=slurm:1'; expect 204
 mountpoint -q "$PINS/ds/1" && fail "pin still mounted after the release"
 wait_for 60 "generation 1 removed" gens_are "3:serving:0 2:kept:0"
 [ -e "$T/mnt/.famfs-retired/ds.1" ] && fail "generation 1's tree still there"
-wait_for 60 "generation 1's space back" free_at_least $((free0 + 4194304))
+wait_for 60 "generation 1's space released" released_at_least $((free0 + 4194304))
+[ "$(jq_get "$BODY" space.file_bytes)" -le $((fbytes0 - 4194304)) ] || fail "file bytes after the removal: $BODY"
 api GET '/v1/jobs?state=failed'
 grep -q dataset_expire <<<"$BODY" && fail "expire job failed: $BODY"
-pass "the release unmounts the pin, removes generation 1 (beyond keep) and its space comes back"
+pass "the release unmounts the pin, removes generation 1 (beyond keep), its space to the release rule"
 
 # the reaper
 for o in slurm:dead1 slurm:odd1 slurm:live1; do
