@@ -191,12 +191,30 @@ wait_for 30 "exit 3 logged" grep -q 'slurm:odd1 exited with 3' "$LOG"
 api GET /v1/holds
 [ "$(python3 -c 'import json,sys; print(",".join(h["owner"] for h in json.loads(sys.argv[1])["items"]))' "$BODY")" = "slurm:odd1,slurm:live1" ] ||
 	fail "holds after reaping: $BODY"
-api DELETE '/v1/holds?owner=slurm:odd1'; expect 200
-[ "$(jq_get "$BODY" released)" = 1 ] || fail "released: $BODY"
-api DELETE '/v1/holds?owner=slurm:odd1'; expect 200
-[ "$(jq_get "$BODY" released)" = 0 ] || fail "released again: $BODY"
-api DELETE '/v1/holds?owner=slurm:live1'; expect 200
 pass "the reaper releases an owner that owner_check says is gone (exit 1) and counts it; exit 3 is logged, kept"
+
+# famfs-cli get holds / release
+if [ -x "${FAMFS_CLI:-}" ]; then
+	out=$("$FAMFS_CLI" get holds --host "$SOCK") || fail "get holds: $out"
+	grep -q '^ID  *DATASET  *GENERATION  *OWNER  *CREATED' <<<"$out" || fail "get holds header: $out"
+	grep -q ' ds  *3  *slurm:odd1 ' <<<"$out" || fail "get holds row: $out"
+	out=$("$FAMFS_CLI" get holds -o wide --host "$SOCK") || fail "get holds -o wide: $out"
+	grep -q "$PINS/ds/3" <<<"$out" || fail "wide has no pin path: $out"
+	out=$("$FAMFS_CLI" get holds -o json --host "$SOCK") || fail "get holds -o json: $out"
+	[ "$(jq_get "$out" items.1.owner)" = slurm:live1 ] || fail "json: $out"
+	"$FAMFS_CLI" release hold ds --host "$SOCK" >/dev/null 2>&1; [ $? = 2 ] || fail "release without --owner: not a usage error"
+	"$FAMFS_CLI" release hold --owner x --host "$SOCK" >/dev/null 2>&1; [ $? = 2 ] || fail "release hold without a dataset: not a usage error"
+	"$FAMFS_CLI" release hold ds --owner slurm:nobody --host "$SOCK" >/dev/null 2>&1; [ $? = 1 ] || fail "release of nothing: not 1"
+	out=$("$FAMFS_CLI" release hold ds --owner slurm:odd1 --host "$SOCK") || fail "release hold: $out"
+	out=$("$FAMFS_CLI" release holds --owner slurm:live1 --host "$SOCK") || fail "release holds: $out"
+	grep -q '^released 1 hold' <<<"$out" || fail "release holds: $out"
+	pass "famfs-cli get holds (table, wide, json) and release hold/holds"
+fi
+api DELETE '/v1/holds?owner=slurm:odd1'; expect 200
+[ "$(jq_get "$BODY" released)" = 0 ] || [ ! -x "${FAMFS_CLI:-}" ] || fail "released again: $BODY"
+api DELETE '/v1/holds?owner=slurm:live1'; expect 200
+api GET /v1/holds
+[ "$(jq_get "$BODY" items)" = "[]" ] || fail "holds left: $BODY"
 
 # undo, then refresh: the generation that stopped serving is the one kept
 run_job '{"kind":"dataset_undo","params":{"dataset":"ds"}}'
