@@ -314,6 +314,11 @@ void request_handle(struct http_request *h, struct api_resp *r)
 			 * it changes nothing, so no transaction and no audit
 			 */
 			api_jobs_dry_run(&q, r);
+		else if (api_datasets_is_drift(&q))
+			/* walks the sources: the read lock only to copy
+			 * the rows and summaries it compares with
+			 */
+			api_datasets_drift(&q, r);
 		else
 			run_locked(h, &q, r, is_mutating(h->method));
 	}

@@ -136,6 +136,11 @@ bool api_jobs_is_dry_run(const struct api_req *q);
 int api_jobs_dry_run(struct api_req *q, struct api_resp *r);
 int api_events(struct api_req *q, struct api_resp *r);
 int api_datasets(struct api_req *q, struct api_resp *r);
+/* GET /v1/datasets[/{name}]?drift=true: run without the state lock (it
+ * takes the read lock to copy what it compares, then walks the sources).
+ */
+bool api_datasets_is_drift(struct api_req *q);
+int api_datasets_drift(struct api_req *q, struct api_resp *r);
 
 /* Shared lookups (api/common.c). */
 json_object *api_device_json(const char *name);     /* NULL if absent */
