@@ -331,6 +331,11 @@ void request_handle(struct http_request *h, struct api_resp *r)
 			api_jobs_dry_run(&q, r);
 		else if (api_holds_is_post(&q))
 			run_hold(h, &q, r);
+		else if (api_datasets_is_drift(&q))
+			/* walks the sources: the read lock only to copy
+			 * the rows and summaries it compares with
+			 */
+			api_datasets_drift(&q, r);
 		else
 			run_locked(h, &q, r, is_mutating(h->method));
 	}

@@ -143,6 +143,11 @@ int api_dataset_holds(struct api_req *q, struct api_resp *r);
 int api_holds(struct api_req *q, struct api_resp *r);
 bool api_holds_is_post(const struct api_req *q);
 int api_holds_post(struct api_req *q, struct api_resp *r);
+/* GET /v1/datasets[/{name}]?drift=true: run without the state lock (it
+ * takes the read lock to copy what it compares, then walks the sources).
+ */
+bool api_datasets_is_drift(struct api_req *q);
+int api_datasets_drift(struct api_req *q, struct api_resp *r);
 
 /* Shared lookups (api/common.c). */
 json_object *api_device_json(const char *name);     /* NULL if absent */

@@ -4,6 +4,10 @@
  * read only. ?drift=true also walks each dataset's source now and says
  * what changed since the summary last ingested: what `famfs-cli diff`
  * and `apply` print as "~ update dataset NAME (source changed: ...)".
+ * That walk takes as long as `find` on the tree, so it runs without the
+ * state lock (api_datasets_drift(), called by request.c instead of the
+ * locked dispatch): the rows and stored summaries are copied under the
+ * read lock, the sources walked after it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -86,29 +90,33 @@ static json_object *row_json(sqlite3_stmt *st)
 	return o;
 }
 
-/* "drift": the source now against the summary last ingested. */
-static json_object *drift_json(const char *name, const char *source)
+/* A dataset's stored summary, copied under the lock for the walk. */
+struct then {
+	json_object *o;            /* its row's JSON (owned by the answer) */
+	struct source_summary sum;
+	int r;                     /* of dataset_summary() */
+};
+
+/* "drift": the source now against @t's summary. No lock held. */
+static json_object *drift_json(struct then *t, const char *source)
 {
-	struct source_summary then, now;
+	struct source_summary now;
 	struct source_drift d;
 	json_object *o = json_object_new_object();
 	char why[1024];
-	int r;
 
-	r = dataset_summary(name, &then);
-	if (r) {
-		jset_str(o, "error", r == -ENOENT ? "nothing ingested yet" :
+	if (t->r) {
+		jset_str(o, "error", t->r == -ENOENT ? "nothing ingested yet" :
 			 "the stored summary cannot be read");
 		return o;
 	}
 	if (source_summary_scan(source, &now, why, sizeof(why))) {
 		jset_str(o, "error", why);
-		source_summary_free(&then);
 		source_summary_free(&now);
 		return o;
 	}
-	source_summary_compare(&then, &now, &d);
-	jset_bool(o, "changed", strcmp(then.digest, now.digest) != 0);
+	source_summary_compare(&t->sum, &now, &d);
+	jset_bool(o, "changed", strcmp(t->sum.digest, now.digest) != 0);
 	jset_int(o, "added", (int64_t)d.added);
 	jset_int(o, "changed_entries", (int64_t)d.changed);
 	jset_int(o, "removed", (int64_t)d.removed);
@@ -116,7 +124,6 @@ static json_object *drift_json(const char *name, const char *source)
 	jset_int(o, "files", (int64_t)now.files);
 	jset_int(o, "bytes", (int64_t)now.bytes);
 	jset_str(o, "digest", now.digest);
-	source_summary_free(&then);
 	source_summary_free(&now);
 	return o;
 }
@@ -133,10 +140,72 @@ static int want_drift(struct api_req *q, struct api_resp *r, bool *drift)
 	return 0;
 }
 
-static void add_drift(json_object *o)
+bool api_datasets_is_drift(struct api_req *q)
 {
-	json_object_object_add(o, "drift", drift_json(api_str(o, "name"),
-						      api_str(o, "source")));
+	const char *v;
+
+	return (q->nseg == 2 || q->nseg == 3) && !strcmp(q->seg[0], "v1") &&
+	       !strcmp(q->seg[1], "datasets") && !strcmp(q->method, "GET") &&
+	       (v = api_query(q, "drift")) && !strcmp(v, "true");
+}
+
+/* Under the read lock: the rows of @name (NULL: all) with their
+ * summaries into *@t (*@n of them); 0, or -ENOENT for a missing @name.
+ */
+static int copy_rows(const char *name, struct then **t, size_t *n)
+{
+	sqlite3_stmt *st = store_prep(famfsd.db, name ?
+		"SELECT " DATASET_COLS " FROM datasets WHERE name=?" :
+		"SELECT " DATASET_COLS " FROM datasets ORDER BY name");
+
+	*t = NULL;
+	*n = 0;
+	if (name)
+		store_bind_text(st, 1, name);
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		struct then *v = realloc(*t, (*n + 1) * sizeof(**t));
+
+		if (!v)
+			break;
+		*t = v;
+		v[*n].o = row_json(st);
+		v[*n].r = dataset_summary(col(st, 0), &v[*n].sum);
+		(*n)++;
+	}
+	sqlite3_finalize(st);
+	return name && !*n ? -ENOENT : 0;
+}
+
+int api_datasets_drift(struct api_req *q, struct api_resp *r)
+{
+	struct then *t;
+	json_object *a;
+	size_t n;
+	int e;
+
+	q->route = q->nseg == 2 ? "/v1/datasets" : "/v1/datasets/{name}";
+	famfsd_rdlock();
+	e = copy_rows(q->nseg == 3 ? q->seg[2] : NULL, &t, &n);
+	famfsd_unlock();
+	if (e)
+		return api_error(r, 404, "not_found", "no dataset '%s'",
+				 q->seg[2]);
+	for (size_t i = 0; i < n; i++) {
+		json_object_object_add(t[i].o, "drift", drift_json(&t[i],
+			api_str(t[i].o, "source")));
+		if (!t[i].r)
+			source_summary_free(&t[i].sum);
+	}
+	if (q->nseg == 3) {
+		a = t[0].o;
+	} else {
+		a = json_object_new_array();
+		for (size_t i = 0; i < n; i++)
+			json_object_array_add(a, t[i].o);
+		a = jitems(a);
+	}
+	free(t);
+	return api_ok(r, 200, a);
 }
 
 int api_datasets(struct api_req *q, struct api_resp *r)
@@ -154,6 +223,7 @@ int api_datasets(struct api_req *q, struct api_resp *r)
 				 "query parameter 'owner'", q->url);
 	if (!api_is(q, "GET"))
 		return api_method_not_allowed(q, r);
+	/* ?drift=true comes to api_datasets_drift() */
 	if (want_drift(q, r, &drift))
 		return -1;
 	if (q->nseg == 3) {
@@ -162,8 +232,6 @@ int api_datasets(struct api_req *q, struct api_resp *r)
 		if (!o)
 			return api_error(r, 404, "not_found", "no dataset '%s'",
 					 q->seg[2]);
-		if (drift)
-			add_drift(o);
 		return api_ok(r, 200, o);
 	}
 	json_object *a = json_object_new_array();
@@ -171,10 +239,7 @@ int api_datasets(struct api_req *q, struct api_resp *r)
 				      " FROM datasets ORDER BY name");
 
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		o = row_json(st);
-		if (drift)
-			add_drift(o);
-		json_object_array_add(a, o);
+		json_object_array_add(a, row_json(st));
 	}
 	sqlite3_finalize(st);
 	return api_ok(r, 200, jitems(a));

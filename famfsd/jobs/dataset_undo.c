@@ -3,7 +3,10 @@
  * The "dataset_undo" job (`famfs-cli rollout undo dataset NAME`): the
  * newest kept generation of a dataset serves again, switched with the
  * one that serves in one exchange, as a refresh switches
- * (jobs/generation.h); the one that served is kept in its place.
+ * (jobs/generation.h); the one that served is kept in its place. The
+ * switch is recorded first (jobs/switch.h): resumed after a famfsd
+ * restart, the job finishes a switch it made, or does nothing when it
+ * was recorded, so an undo never switches twice.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +17,7 @@
 #include "famfsd.h"
 #include "jobs/generation.h"
 #include "jobs/jobs.h"
+#include "jobs/switch.h"
 
 static int undo_validate(json_object *params, char *why, size_t whylen)
 {
@@ -63,9 +67,23 @@ static int undo_run(struct job *j)
 			      "no previous generation kept" : "not found");
 		return r;
 	}
-	gen_retired_path(retired, sizeof(retired), name, u.serving);
-	r = gen_switch(j, u.filesystem, u.kept_path, u.dest, retired,
-		       &switched, why, sizeof(why));
+	/* resumed: a switch it made is finished (1; its old tree is at
+	 * @retired), or it was recorded too (2)
+	 */
+	r = job_switch_resume(j, name, u.filesystem, u.dest, u.serving,
+			      retired, sizeof(retired), why, sizeof(why));
+	if (r == 2) {
+		gen_unlock();
+		return 0;
+	}
+	switched = r == 1;
+	if (!r) {
+		gen_retired_path(retired, sizeof(retired), name, u.serving);
+		r = job_switch(j, name, u.filesystem, u.kept, u.kept_path,
+			       u.dest, retired, &switched, why, sizeof(why));
+	} else if (r == 1) {
+		r = 0;
+	}
 	if (!switched) {
 		gen_unlock();
 		job_set_error(j, "cannot switch back to generation %lld: %s",
@@ -89,5 +107,5 @@ const struct job_kind job_kind_dataset_undo = {
 	.name = "dataset_undo",
 	.validate = undo_validate,
 	.run = undo_run,
-	.resumable = false,
+	.resumable = true,
 };

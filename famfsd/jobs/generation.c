@@ -17,6 +17,7 @@
 #include "famfs.h"
 #include "jobs/generation.h"
 #include "jobs/jobs.h"
+#include "killpoint.h"
 
 static pthread_mutex_t switch_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -167,6 +168,30 @@ int gen_switch(struct job *j, const char *fsname, const char *staging,
 	if (r)
 		return r;
 	*switched = true;
+	/* killed here, @staging holds the old tree: the switch record
+	 * (dataset_switch.h) tells, and gen_switch_finish() renames it
+	 */
+	FAMFS_KILL_POINT("dataset.exchanged");
+	return rename_one(j, fsname, staging, retired, RENAME_NOREPLACE,
+			  FAMFS_RENAME_NOREPLACE, why, len);
+}
+
+int gen_switch_finish(struct job *j, const char *fsname, const char *staging,
+		      const char *dest, const char *retired, uint64_t ino,
+		      bool *switched, char *why, size_t len)
+{
+	uint64_t now;
+	int r = gen_ino(j, fsname, dest, &now, why, len);
+
+	*switched = false;
+	if (r)
+		return r;
+	if (now != ino)
+		return 0;
+	*switched = true;
+	r = gen_exists(j, fsname, staging, why, len);
+	if (r <= 0)   /* renamed before the kill (or an error) */
+		return r;
 	return rename_one(j, fsname, staging, retired, RENAME_NOREPLACE,
 			  FAMFS_RENAME_NOREPLACE, why, len);
 }
@@ -237,6 +262,72 @@ int gen_exists(struct job *j, const char *fsname, const char *path,
 	return r;
 #else
 	(void)j;
+	return fail(why, len, -EOPNOTSUPP, "stat", path, NULL);
+#endif
+}
+
+int gen_unswitch(struct job *j, const char *fsname, const char *staging,
+		 const char *dest, const char *retired, uint64_t ino,
+		 bool *undone, char *why, size_t len)
+{
+	uint64_t now;
+	int r = gen_ino(j, fsname, dest, &now, why, len);
+
+	*undone = false;
+	if (r || now != ino)
+		return r;
+	r = gen_exists(j, fsname, staging, why, len);
+	/* each step leaves a state this function takes up again */
+	if (r == 0)
+		r = rename_one(j, fsname, retired, staging, RENAME_NOREPLACE,
+			       FAMFS_RENAME_NOREPLACE, why, len);
+	else if (r == 1)
+		r = 0;
+#ifdef FAMFS_RENAME_EXCHANGE
+	if (!r)
+		r = rename_one(j, fsname, staging, dest, RENAME_EXCHANGE,
+			       FAMFS_RENAME_EXCHANGE, why, len);
+#else
+	if (!r)
+		r = fail(why, len, -EOPNOTSUPP, "exchange", staging, NULL);
+#endif
+	*undone = !r;
+	return r;
+}
+
+int gen_ino(struct job *j, const char *fsname, const char *path,
+	    uint64_t *ino, char *why, size_t len)
+{
+	struct stat st;
+	char p[4200];
+	int r;
+
+	if (via_mount(fsname, path, p, sizeof(p))) {
+		/* a directory's st_ino is its node's own (fused/attr.c) */
+		if (stat(p, &st))
+			return fail(why, len, -errno, "stat", path, NULL);
+		*ino = st.st_ino;
+		return 0;
+	}
+#ifdef FAMFS_RENAME_EXCHANGE
+	struct famfs_fs *fs = hold(j, fsname, &r, why, len);
+	struct famfs_node *n;
+	struct famfs_attr a;
+
+	if (!fs)
+		return r;
+	n = famfs_lookup(fs, path);
+	if (n)
+		famfs_node_attr(n, &a);
+	job_release_master(j);
+	if (!n)
+		return fail(why, len, -ENOENT, "stat", path, NULL);
+	*ino = a.ino;
+	return 0;
+#else
+	(void)j;
+	(void)r;
+	(void)ino;
 	return fail(why, len, -EOPNOTSUPP, "stat", path, NULL);
 #endif
 }

@@ -14,10 +14,11 @@
  * removal and none holds the files, the release rule).
  *
  * famfsd killed during a refresh resumes the job (jobs/ingest.c): the
- * staging tree is resumed; a staging path gone while the serving tree is
- * at its retired path means the switch was done and only its record is
- * left (gen_exists()); a job that finds its own generation recorded only
- * removes the expired ones.
+ * staging tree is resumed; a switch the job recorded before its exchange
+ * (jobs/switch.h) is finished when the dataset's path holds the new tree
+ * (gen_switch_finish()), and only its record in the datasets is left; a
+ * job that finds its own generation recorded only removes the expired
+ * ones. An undo (jobs/dataset_undo.c) resumes the same way.
  *
  * Needs libfamfs's directory exchange (FAMFS_RENAME_EXCHANGE). Without
  * it (gen_switch_supported() false) a refresh updates the dataset's
@@ -28,6 +29,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct job;
 
@@ -71,6 +73,36 @@ int gen_prepare(struct job *j, const char *fsname, char *why, size_t len);
 int gen_switch(struct job *j, const char *fsname, const char *staging,
 	       const char *dest, const char *retired, bool *switched,
 	       char *why, size_t len);
+
+/*
+ * gen_switch_finish() - after a restart, the switch of @staging with
+ * @dest that a job recorded (dataset_switch.h) with @ino, the inode
+ * number of the tree that is to serve: *@switched true when @dest has
+ * that number now, and then @staging (the old tree) is renamed to
+ * @retired unless that was done. 0, or a negative errno with @why.
+ */
+int gen_switch_finish(struct job *j, const char *fsname, const char *staging,
+		      const char *dest, const char *retired, uint64_t ino,
+		      bool *switched, char *why, size_t len);
+
+/*
+ * gen_unswitch() - the reverse of gen_switch() for a switch (recorded
+ * with @ino) that happened but was never recorded in the store by the
+ * job that made it, which ended: when @dest has @ino, the old tree
+ * (at @staging, or at @retired) is exchanged back with @dest, the new
+ * tree going back to @staging; *@undone says so. 0, or a negative errno
+ * with @why.
+ */
+int gen_unswitch(struct job *j, const char *fsname, const char *staging,
+		 const char *dest, const char *retired, uint64_t ino,
+		 bool *undone, char *why, size_t len);
+
+/*
+ * gen_ino() - the inode number of @path in @fsname (kept by a rename).
+ * 0, or a negative errno with @why.
+ */
+int gen_ino(struct job *j, const char *fsname, const char *path,
+	    uint64_t *ino, char *why, size_t len);
 
 /*
  * gen_remove() - remove the tree @path of @fsname (a retired generation).

@@ -22,6 +22,7 @@
 #include "ingest.h"
 #include "jobs/generation.h"
 #include "jobs/jobs.h"
+#include "jobs/switch.h"
 #include "killpoint.h"
 #include "log.h"
 #include "manifest_sqlite.h"
@@ -636,30 +637,21 @@ static int ingest_generation(struct job *j, const struct dataset_spec *d,
 		return r;
 	}
 	FAMFS_KILL_POINT("dataset.staging_made");
-	/* killed after its switch, before the store recorded it: the tree
-	 * that served is at its retired path and the staging one is gone
-	 * (gen_switch() moves one to the other): the new one serves, only
-	 * the record is left to make
+	/* killed after its exchange, before the store recorded it: the
+	 * new tree serves (the record says so, jobs/switch.h), only the
+	 * rename of the old one and the record are left
 	 */
 	gen_lock();
 	*locked = true;
-	gen_retired_path(retired, len, d->name, d->serving);
-	r = gen_exists(j, d->filesystem, staging, why, sizeof(why));
-	if (r == 0)
-		r = gen_exists(j, d->filesystem, retired, why, sizeof(why));
-	else if (r == 1)
-		r = 0;
+	r = job_switch_resume(j, d->name, d->filesystem, d->dest, d->serving,
+			      retired, len, why, sizeof(why));
 	if (r < 0) {
 		retired[0] = '\0';
 		job_set_error(j, "generation %lld: %s", d->next, why);
 		return r;
 	}
-	if (r == 1) {
-		log_info("dataset %s: generation %lld was switched by this job "
-			 "before famfsd stopped; recording it", d->name,
-			 d->next);
+	if (r == 1)
 		return 0;
-	}
 	retired[0] = '\0';
 	gen_unlock();
 	*locked = false;
@@ -673,13 +665,18 @@ static int ingest_generation(struct job *j, const struct dataset_spec *d,
 	gen_lock();
 	*locked = true;
 	gen_retired_path(retired, len, d->name, d->serving);
-	r = gen_switch(j, d->filesystem, staging, d->dest, retired, &switched,
-		       why, sizeof(why));
+	r = job_switch(j, d->name, d->filesystem, d->next, staging, d->dest,
+		       retired, &switched, why, sizeof(why));
 	if (!switched) {
 		retired[0] = '\0';
+	} else if (r) {
+		/* the rename failed: the old tree stays where the
+		 * exchange put it, and is kept there
+		 */
+		snprintf(retired, len, "%s", staging);
 	} else {
-		/* switched, not yet recorded: resumed, the retired tree
-		 * says so (above)
+		/* switched, not yet recorded: resumed, the switch
+		 * record says so (above)
 		 */
 		FAMFS_KILL_POINT("dataset.switched");
 	}

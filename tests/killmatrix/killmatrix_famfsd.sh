@@ -285,7 +285,9 @@ for n in 1 2 3 4; do
 done
 
 # ---- a dataset's refresh (famfsd the master, keep 0): famfsd killed with
-# the staging directory made, after the ingest before the switch, right
+# the staging directory made, after the ingest before the switch, between
+# the exchange and the rename of the old tree (the staging path then
+# holds generation 1: the switch record, not the paths, tells), right
 # after the switch before the store records it, and while it removes the
 # expired generation. Offline, /ds is generation 1 or 2 whole, never
 # neither; the restarted famfsd resumes the job (the staging tree resumed,
@@ -360,9 +362,55 @@ EOT
 		grep -q "^No changes" "$T/apply.out" || fail "$1: apply after the resume: $(cat "$T/apply.out")"
 	pass "$1: refresh killed, /ds showed $g whole, the resumed job made generation 2, apply: No changes."
 }
-for p in dataset.staging_made dataset.ingested dataset.switched dataset.expired_removed; do
+for p in dataset.staging_made dataset.ingested dataset.exchanged dataset.switched \
+	 dataset.expired_removed; do
 	refresh_case $p
 done
+
+# ---- an undo (keep 1, generation 2 serving, 1 kept) killed between its
+# exchange and the rename: /ds is generation 1 or 2 whole; the resumed
+# undo finishes once (generation 1 serves, 2 kept at its retired path,
+# never switched back) and apply again is "No changes.".
+undo_case() {
+	reset; rm -rf "$R" "$T/g1" "$T/g2"; mkdir -p "$R/d"
+	echo one-a > "$R/a"; echo one-b > "$R/d/b"; head -c 300000 /dev/urandom > "$R/big"
+	start_famfsd
+	sed 's/keep: 0/keep: 1/' "$T/cluster.yaml" > "$T/undo.yaml"
+	$CLI apply "$T/undo.yaml" > "$T/apply.out" 2>&1 || fail "$1: first apply: $(cat "$T/apply.out")"
+	cp -a "$R" "$T/g1"
+	echo two-a > "$R/a"; rm "$R/d/b"; echo two-c > "$R/c"; head -c 300000 /dev/urandom > "$R/big"
+	cp -a "$R" "$T/g2"
+	$CLI apply "$T/undo.yaml" > "$T/apply.out" 2>&1 || fail "$1: refresh: $(cat "$T/apply.out")"
+	stop_famfsd
+	start_killable "$1"
+	api POST /v1/jobs '{"kind":"dataset_undo","params":{"dataset":"ds"}}'
+	famfsd_dies "$1"
+	fsck_clean "$1"
+	local g
+	g=$(gen_at)
+	[ -n "$g" ] || fail "$1: /ds is neither generation whole"
+	start_famfsd
+	wait_for 60 "$1: the resumed undo to end" jobs_idle
+	api GET /v1/datasets/ds
+	[ "$(jq_get "$BODY" .generation)" = 1 ] && [ "$(jq_get "$BODY" .state)" = ready ] ||
+		fail "$1: after the restart: $BODY"
+	api GET /v1/jobs
+	python3 -c 'import json, sys
+sys.exit(not any(j["kind"] == "dataset_undo" and j["state"] == "succeeded"
+	for j in json.loads(sys.argv[1])["items"]))' "$BODY" ||
+		fail "$1: the undo did not succeed: $BODY"
+	stop_famfsd
+	[ "$(gen_at)" = g1 ] || fail "$1: /ds is not generation 1 whole after the resume"
+	$CLI cat $DEVS /.famfs-retired/ds.2/a | cmp -s - "$T/g2/a" ||
+		fail "$1: generation 2 is not kept at /.famfs-retired/ds.2"
+	$CLI cat $DEVS /.famfs-retired/ds.1/a >/dev/null 2>&1 && fail "$1: /.famfs-retired/ds.1 left"
+	fsck_clean "$1"
+	start_famfsd
+	$CLI apply "$T/undo.yaml" > "$T/apply.out" 2>&1 &&
+		grep -q "^No changes" "$T/apply.out" || fail "$1: apply after the resume: $(cat "$T/apply.out")"
+	pass "$1: undo killed, /ds showed $g whole, the resumed undo made generation 1 serve once"
+}
+undo_case dataset.exchanged
 
 missing=""
 for p in $(grep -rhoE --include='*.c' 'FAMFS_KILL_POINT\("[a-z_.]+"\)' "$SOURCE_DIR/famfsd" \
