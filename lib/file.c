@@ -320,6 +320,24 @@ FAMFS_EXPORT void famfs_node_release(struct famfs_fs *fs, struct famfs_node *n)
 	pthread_rwlock_unlock(&fs->lock);
 }
 
+/*
+ * A handle that is not the master never reclaims, so its pending list
+ * keeps every delete whose space no later file took. What still waits is
+ * what a live client may not have replayed past, or this handle holds;
+ * the rest the master frees at its next reclaim, and is counted free.
+ */
+static void view_pending(struct famfs_fs *fs, struct famfs_space *s)
+{
+	bool any;
+	uint64_t min = famfs_slots_min_live(fs, &any), waiting = 0;
+
+	for (struct pending_free *p = fs->alloc.pending; p; p = p->next)
+		if ((any && p->seq > min) || p->held_by)
+			waiting += famfs_fmap_bytes(p->map);
+	s->free_bytes += fs->alloc.pending_bytes - waiting;
+	s->pending_bytes = waiting;
+}
+
 FAMFS_EXPORT void famfs_statfs(struct famfs_fs *fs, struct famfs_space *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -327,6 +345,8 @@ FAMFS_EXPORT void famfs_statfs(struct famfs_fs *fs, struct famfs_space *s)
 	s->total_bytes = famfs_alloc_total_bytes(fs);
 	s->free_bytes = famfs_alloc_free_bytes(fs);
 	s->pending_bytes = fs->alloc.pending_bytes;
+	if (!(fs->flags & FAMFS_OPEN_MASTER))
+		view_pending(fs, s);
 	s->file_bytes = fs->file_bytes;
 	s->alloc_bytes = fs->alloc_bytes;
 	s->nfiles = fs->nfiles;

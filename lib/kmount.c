@@ -180,15 +180,20 @@ static void note_freed(void *arg, const struct famfs_entry_hdr *h,
 }
 
 /*
- * The seq a REMOVE of inode @ino names: 0 when the log still has the
- * inode (it moved: its memory is not freed), the entry that freed it when
+ * The seq a REMOVE of inode @ino names: the entry that freed it when
  * replay saw it, else @ino itself, a lower bound (the delete comes after
  * the creating entry, seq ino - 1), e.g. for deletes replayed by attach.
+ * When the log still has the inode, it moved (a renamed directory: a
+ * retired dataset generation): its memory is not freed yet, but the
+ * inode removed here is the one an open file or a mapping keeps, and
+ * the file at the new name is a new inode (not even added while the old
+ * one maps the memory, claims.c). So the old one is held from the entry
+ * after the log's last: whatever deletes the file later comes after it.
  */
 static uint64_t freed_seq(struct sync_ctx *c, uint64_t ino)
 {
 	if (famfs_node_by_ino(c->fs, ino))
-		return 0;
+		return c->fs->last_seq + 1;
 	for (size_t i = 0; i < c->km->nfreed; i++)
 		if (c->km->freed[i].ino == ino)
 			return c->km->freed[i].seq;

@@ -91,8 +91,9 @@ struct famfs_ioc_mapinfo {
 /*
  * Remove entry @name of the directory if it is inode @ino. @seq: the log
  * seq of the entry that frees the file's memory (its DELETE, or a RENAME
- * over it), or a lower bound of it; 0 when the memory is not freed (the
- * file moved to another name). FAMFS_IOC_HELD reports it while the
+ * over it), or a lower bound of it (for a file that moved to another
+ * name, the seq after the log's last: a later delete comes after it); 0
+ * when the memory is not freed. FAMFS_IOC_HELD reports it while the
  * removed file is still open or mapped.
  */
 struct famfs_ioc_remove {

@@ -74,6 +74,41 @@ static void alloc_fill_delete_reuse(void **state)
 	tdevs_remove(&t);
 }
 
+/* A read-only handle (famfsd's view) counts as pending only what a live
+ * client has not replayed past; the rest is free, as the master frees it.
+ */
+static void view_pending_follows_the_clients(void **state)
+{
+	struct tdevs t;
+	struct famfs_fs *m, *c, *r;
+	struct famfs_err e = { 0 };
+	struct famfs_space before, held, after;
+
+	(void)state;
+	tdevs_make(&t, 1, 32 * FAMFS_MiB);
+	tdevs_mkfs(&t, 2 * FAMFS_MiB);
+	m = open_as(&t, FAMFS_OPEN_MASTER, "hostA");
+	assert_int_equal(fill(m, "f", 4 * FAMFS_MiB, 2), 2);
+	c = open_as(&t, FAMFS_OPEN_CLIENT, "hostB");
+	r = open_as(&t, FAMFS_OPEN_READ, NULL);
+	famfs_statfs(r, &before);
+	assert_int_equal(before.pending_bytes, 0);
+	assert_int_equal(famfs_unlink(m, "/f0", &e), 0);
+	assert_int_equal(famfs_replay(r, &e), 1);
+	famfs_statfs(r, &held);
+	assert_int_equal(held.pending_bytes, 4 * FAMFS_MiB);
+	assert_int_equal(held.free_bytes, before.free_bytes);
+	/* the client replays past the delete: nothing waits */
+	assert_int_equal(famfs_replay(c, &e), 1);
+	famfs_statfs(r, &after);
+	assert_int_equal(after.pending_bytes, 0);
+	assert_int_equal(after.free_bytes, before.free_bytes + 4 * FAMFS_MiB);
+	famfs_close(r);
+	famfs_close(c);
+	famfs_close(m);
+	tdevs_remove(&t);
+}
+
 static void reuse_waits_for_every_live_client(void **state)
 {
 	struct tdevs t;
@@ -210,6 +245,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(alloc_fill_delete_reuse),
 		cmocka_unit_test(reuse_waits_for_every_live_client),
+		cmocka_unit_test(view_pending_follows_the_clients),
 		cmocka_unit_test(small_files_are_packed),
 		cmocka_unit_test(replay_rejects_overlapping_maps),
 	};
