@@ -50,11 +50,17 @@ for n in $SIZES; do
 	cxl=$(roundup $((dev + 256 * MiB)) $((256 * MiB)))
 	win=$(roundup $((cxl + 512 * MiB)) $((1024 * MiB)))
 	mem=$((1024 + n / 1000000 * MEM_PER_M))
+	# Linux 6.1 finds a region's addresses in its window only at an
+	# address at least the region's size (gfr_continue(): "addr > addr -
+	# size"), else create-region fails with ERANGE: a hotplug area of
+	# the memdev's size (maxmem, address space only) puts the window,
+	# which QEMU places after it, high enough.
 	w=$D/vm-$n
 	mkdir -p "$w"
 	rm -f "$w"/cxl-*.raw
 	export FAMFS_VM_GUESTS=replay FAMFS_VM_KEEP=1 FAMFS_VM_CXL_SIZE=$cxl \
-		FAMFS_VM_CXL_WINDOW=$win FAMFS_VM_MEM=${mem}M
+		FAMFS_VM_CXL_WINDOW=$win \
+		FAMFS_VM_MEM=${mem}M,slots=1,maxmem=$(((mem * MiB + cxl) / MiB))M
 	echo "== $n entries: image $((dev / MiB)) MiB, memdev $((cxl / MiB)) MiB, guest RAM $mem MiB"
 	FAMFS_VM_KARGS="famfs.replay=prep" "$TOP/tests/vm/vm-boot.sh" "$w" \
 		"$KVER" "$KERNEL" "$KO" "${BINS[@]}"

@@ -20,7 +20,13 @@ MARK=FAMFS-KREPLAY-MARK
 # in RAM (-M mem): in the device they would cost a write of 64 bytes per
 # 4 KiB of it through the emulated CXL window at every boot.
 replay_namespace() {
-	modprobe_cxl
+	if ! modprobe_cxl; then
+		# where the window lies against the guest's RAM
+		grep -v '^  ' /proc/iomem
+		d=/sys/bus/cxl/devices/decoder0.0
+		echo "window $(cat $d/start) size $(cat $d/size)"
+		return 1
+	fi
 	if [ "$STEP" = run ]; then
 		ndctl disable-region region0
 		ndctl init-labels -f all
