@@ -10,7 +10,8 @@
 # CPU), its floor measured in the same process (the CRC pass of the log
 # in a fresh mapping + the first write of as much fresh memory as the
 # mount took), mount / floor, anonymous bytes per entry, and each size's
-# mount / the smallest's.
+# mount / the smallest's; the user and system CPU of the mount and the
+# fresh-memory floor alone, each against the smallest size's.
 #
 # Then (CLIENT=1, the default) for the smallest and the largest size: a
 # famfs-fused master and a client on the device, the follow latency of
@@ -75,6 +76,7 @@ first=${SIZES%% *}
 table() { # PREFIX
 	p=$1
 	w1=$(col "$p$first" 3) c1=$(col "$p$first" 2)
+	u1=$(col "$p$first" 7) k1=$(col "$p$first" 8) m1=$(col "$p$first" 13)
 	printf "%-9s %9s %9s %9s %9s %7s %7s %7s %9s %9s\n" entries "mount s" "cpu s" \
 		"floor s" "floor cpu" "m/floor" "cpu/fl" "B/entry" "wall/1st" "cpu/1st"
 	for n in $SIZES; do
@@ -84,6 +86,10 @@ table() { # PREFIX
 			"$(printf '%.2f' "$(ratc "$p$n")")" "$(awk -v a="$rss" -v b="$n" 'BEGIN {printf "%.0f", a / b}')" \
 			"$(ratio "$w" "$w1")" "$(ratio "$c" "$c1")"
 		echo "  runs (wall):$(awk '{printf " %s", $3}' "$T/r$p$n") (cpu):$(awk '{printf " %s", $2}' "$T/r$p$n")"
+		# where the CPU went: user (the replay), system (mostly the
+		# kernel providing fresh pages), and the fresh-memory floor alone
+		u=$(col "$p$n" 7) k=$(col "$p$n" 8) m=$(col "$p$n" 13)
+		echo "  user $u s ($(ratio "$u" "$u1") x 1st), system $k s ($(ratio "$k" "$k1") x 1st), fresh-memory floor $m s ($(ratio "$m" "$m1") x 1st)"
 	done
 }
 echo "build A: $BM"

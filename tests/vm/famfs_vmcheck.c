@@ -43,6 +43,10 @@
  *   map-overlap MOUNTPOINT SAVED PATH
  *                                 exit 0 if PATH's map overlaps SAVED's
  *   unlocked DEV                  exit 0 if no master holds DEV's lock
+ *   replay-bench DEV MOUNTPOINT ROUNDS
+ *                                 client kernel mounts of DEV (the
+ *                                 module's replay) against a CRC pass of
+ *                                 the log (bench/kmod/replay.sh)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +115,8 @@ int main(int argc, char **argv)
 		return map_save(argv[2], argv[3], argv[4]);
 	if (argc == 5 && !strcmp(cmd, "map-overlap"))
 		return map_overlap(argv[2], argv[3], argv[4]);
+	if (argc == 5 && !strcmp(cmd, "replay-bench"))
+		return replay_bench(argv[2], argv[3], seed_arg(argv[4]));
 	if (argc == 3 && !strcmp(cmd, "unlocked"))
 		return master_unlocked(argv[2]);
 	if (argc == 3 && !strcmp(cmd, "cat-mmap"))
@@ -118,7 +124,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(cmd, "expect-rofs"))
 		return expect_rofs(argv[2]);
 	fprintf(stderr, "usage: famfs-vmcheck mkfs|populate|live|write-mmap|"
-		"write-io|verify-read|verify-mmap|rw-cross|pmd|bench|mapinfo|"
+		"write-io|verify-read|verify-mmap|rw-cross|pmd|bench|replay-bench|mapinfo|"
 		"badmaps|expect-rofs|grow|rename|exchange|symlink|reuse|hold|http|cat-mmap|"
 		"chmod|keep-mmap|map-save|map-overlap|unlocked ARGS (see the "
 		"source)\n");

@@ -46,8 +46,12 @@ done
 # FAMFS_VM_GUESTS=client (debugging) reuses the files the last run kept
 # with FAMFS_VM_KEEP=1.
 GUESTS=${FAMFS_VM_GUESTS:-kmod client}
+# FAMFS_VM_CXL_SIZE, FAMFS_VM_CXL_WINDOW and FAMFS_VM_MEM (bench/kmod/
+# replay.sh: a log of millions of files) size the first device, the CXL
+# window and the guest's RAM.
+CXL0=${FAMFS_VM_CXL_SIZE:-1G} WINDOW=${FAMFS_VM_CXL_WINDOW:-4G}
 case "$GUESTS" in kmod*) rm -f "$WORK"/cxl-mem[01].raw "$WORK"/cxl-lsa[01].raw ;; esac
-truncate -s 1G "$WORK/cxl-mem0.raw"
+truncate -s "$CXL0" "$WORK/cxl-mem0.raw"
 # A second, 256 MiB device on the second root port for famfsd's region
 # checks (guest/regions.sh: regions over one memdev and over both). The
 # serials (sn) name the memdevs whatever order they probe in.
@@ -57,7 +61,7 @@ truncate -s 2M "$WORK/cxl-lsa1.raw"
 # a larger label area only makes ndctl rewrite larger index blocks.
 truncate -s 2M "$WORK/cxl-lsa0.raw"
 cxl=(-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
-     -object memory-backend-file,id=cxl-mem0,share=on,mem-path=$WORK/cxl-mem0.raw,size=1G
+     -object memory-backend-file,id=cxl-mem0,share=on,mem-path=$WORK/cxl-mem0.raw,size=$CXL0
      -object memory-backend-file,id=cxl-lsa0,share=on,mem-path=$WORK/cxl-lsa0.raw,size=2M
      -device cxl-rp,port=0,bus=cxl.1,id=root_port0,chassis=0,slot=2
      -device cxl-type3,bus=root_port0,memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0,sn=4096
@@ -65,7 +69,7 @@ cxl=(-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
      -object memory-backend-file,id=cxl-mem1,share=on,mem-path=$WORK/cxl-mem1.raw,size=256M
      -object memory-backend-file,id=cxl-lsa1,share=on,mem-path=$WORK/cxl-lsa1.raw,size=2M
      -device cxl-type3,bus=root_port1,memdev=cxl-mem1,lsa=cxl-lsa1,id=cxl-pmem1,sn=4097
-     -M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G,cxl-fmw.0.interleave-granularity=8k)
+     -M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=$WINDOW,cxl-fmw.0.interleave-granularity=8k)
 
 # Kernels after 6.1 (docs/kmod.md, "Kernels"): cxl_pci's probe fails (no
 # mem0) when the device cannot do event interrupts, as QEMU 7.2's cannot,
@@ -93,7 +97,7 @@ boot_guest() {
 	# One vCPU (FAMFS_VM_SMP=2 for two): side by side, the 6.1 guests
 	# took 135.6 CPU-s with one and 166.0 with two (docs/testing.md).
 	timeout "$TIMEOUT" "$QEMU" -M q35,cxl=on -accel tcg,thread=multi \
-		-cpu "$CPU" -smp "${FAMFS_VM_SMP:-1}" -m 2G -nographic \
+		-cpu "$CPU" -smp "${FAMFS_VM_SMP:-1}" -m "${FAMFS_VM_MEM:-2G}" -nographic \
 		-no-reboot -serial stdio \
 		-monitor none -kernel "$KERNEL" \
 		-initrd "$WORK/initramfs.cpio.gz" \

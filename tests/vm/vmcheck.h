@@ -3,7 +3,8 @@
  * famfs-vmcheck's parts: vmcheck_io.c (the test pattern, read/write/mmap
  * checks), vmcheck_kmod.c (what the module must do: PMD faults, P1c bench,
  * map size, bad maps, read-only clients), vmcheck_lib.c (libfamfs on the
- * master: mkfs, creates, reuse, holds; famfsd over its socket);
+ * master: mkfs, creates, reuse, holds; famfsd over its socket),
+ * vmcheck_replay.c (the kernel mount's replay of a large log, timed);
  * famfs_vmcheck.c has the command line.
  */
 #ifndef FAMFS_VMCHECK_H
@@ -57,5 +58,7 @@ int keep_mmap(const char *path, const char *flag);
 int map_save(const char *mnt, const char *path, const char *out);
 int map_overlap(const char *mnt, const char *saved, const char *path);
 int master_unlocked(const char *dev);
+/* vmcheck_replay.c */
+int replay_bench(const char *dev, const char *mnt, unsigned rounds);
 
 #endif
