@@ -41,10 +41,14 @@ int job_switch(struct job *j, const char *name, const char *fsname,
 	for (int i = 0; r && i < SWITCH_SETTLE_S && !job_cancelled(j); i++) {
 		char why2[1024];
 		bool sw;
+		int e;
 
 		sleep(1);
-		if (gen_switch_finish(j, fsname, from, dest, retired, s.ino,
-				      &sw, why2, sizeof(why2)))
+		e = gen_switch_finish(j, fsname, from, dest, retired, s.ino,
+				      &sw, why2, sizeof(why2));
+		if (e == -ENOENT)   /* no tree at @dest: none switched in */
+			break;
+		if (e)
 			continue;
 		if (sw) {
 			log_info("dataset %s: generation %lld switched in, though "

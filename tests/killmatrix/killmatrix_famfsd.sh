@@ -314,7 +314,9 @@ jobs_idle() {
 	python3 -c 'import json, sys
 sys.exit(any(j["state"] in ("queued", "running") for j in json.loads(sys.argv[1])["items"]))' "$BODY"
 }
-refresh_case() {
+# refresh_setup_killed POINT: generation 1 applied, the source changed to
+# generation 2, and famfsd killed at POINT of the refresh apply started
+refresh_setup_killed() {
 	reset; rm -rf "$R" "$T/g1" "$T/g2"; mkdir -p "$R/d"
 	echo one-a > "$R/a"; echo one-b > "$R/d/b"; head -c 300000 /dev/urandom > "$R/big"
 	start_famfsd
@@ -343,6 +345,9 @@ EOT
 	$CLI apply --no-wait "$T/cluster.yaml" > "$T/apply.out" 2>&1
 	famfsd_dies "$1"
 	fsck_clean "$1"
+}
+refresh_case() {
+	refresh_setup_killed "$1"
 	local g
 	g=$(gen_at)
 	[ -n "$g" ] || fail "$1: /ds is neither generation whole"
@@ -411,6 +416,39 @@ sys.exit(not any(j["kind"] == "dataset_undo" and j["state"] == "succeeded"
 	pass "$1: undo killed, /ds showed $g whole, the resumed undo made generation 1 serve once"
 }
 undo_case dataset.exchanged
+
+# ---- a switch made and never recorded by a job that ended (what a
+# famfs-fused dying under the exchange leaves: the job saw an error):
+# famfsd killed at dataset.exchanged, the job then marked failed in the
+# store before the restart (as a failed job records itself), so that it
+# does not resume. /ds serves
+# generation 2 while the store says 1; the next apply's job switches it
+# back (logged), resumes the staging tree and makes generation 2 itself.
+unrecorded_case() {
+	refresh_setup_killed "$1"
+	# as the job records its own failure (dataset_failed())
+	sqlite3 "$STATE/famfsd.db" "UPDATE jobs SET state='failed', error='test: ended' \
+		WHERE state='running'; UPDATE datasets SET state='ready', failures=failures+1"
+	[ "$(gen_at)" = g2 ] || fail "$1: /ds is not the unrecorded generation 2"
+	start_famfsd
+	api GET /v1/datasets/ds
+	[ "$(jq_get "$BODY" .generation)" = 1 ] || fail "$1: the store should still say 1: $BODY"
+	$CLI apply "$T/cluster.yaml" > "$T/apply.out" 2>&1 || fail "$1: apply: $(cat "$T/apply.out")"
+	grep -q "switched back" "$LOG" || fail "$1: the unrecorded switch was not undone"
+	api GET /v1/datasets/ds
+	[ "$(jq_get "$BODY" .generation)" = 2 ] && [ "$(jq_get "$BODY" .state)" = ready ] ||
+		fail "$1: after apply: $BODY"
+	$CLI apply "$T/cluster.yaml" > "$T/apply.out" 2>&1 &&
+		grep -q "^No changes" "$T/apply.out" || fail "$1: apply again: $(cat "$T/apply.out")"
+	stop_famfsd
+	[ "$(gen_at)" = g2 ] || fail "$1: /ds is not generation 2 whole"
+	for p in /.famfs-staging/ds.2 /.famfs-retired/ds.1 /.famfs-staging/ds.3; do
+		$CLI cat $DEVS "$p/a" >/dev/null 2>&1 && fail "$1: $p left"
+	done
+	fsck_clean "$1"
+	pass "$1: a switch its ended job never recorded is switched back by the next job, which converges"
+}
+unrecorded_case dataset.exchanged
 
 # ---- the same refresh through the FUSE master mount, its famfs-fused
 # SIGKILLed at each step: famfsd stops itself at the point
