@@ -11,7 +11,7 @@
 source "$(dirname "$0")/lib.sh"
 have_fused || { echo "no famfs-fused or /dev/fuse: skipped"; exit 77; }
 GW="python3 $(dirname "$0")/../fuse/gen_walk.py"
-ROUNDS=${ROUNDS:-6}
+ROUNDS=${ROUNDS:-4}
 start_host h0
 F=$T/cluster.yaml
 mkdir -p "$T/src"
