@@ -509,9 +509,11 @@ EOT
 	$CLI apply --no-wait "$T/mnt.yaml" > "$T/apply.out" 2>&1 &
 	local apid=$! spid g st
 	wait_for 60 "$1: famfsd to stop at the point" stopped
-	grep -q "famfs kill point ${1%%:*}:[0-9]* (stopped)" "$LOG" || fail "$1: famfsd stopped elsewhere"
+	# (a failure here continues famfsd first, so that cleanup stops it)
+	grep -q "famfs kill point ${1%%:*}:[0-9]* (stopped)" "$LOG" ||
+		{ kill -CONT "$FAMFSD_PID"; fail "$1: famfsd stopped elsewhere"; }
 	spid=$(pgrep -f "famfs-fused.* $T/mnt\$")
-	[ -n "$spid" ] || fail "$1: no famfs-fused serves $T/mnt"
+	[ -n "$spid" ] || { kill -CONT "$FAMFSD_PID"; fail "$1: no famfs-fused serves $T/mnt"; }
 	kill -KILL $spid
 	wait_for 10 "$1: famfs-fused to die" eval "! kill -0 $spid 2>/dev/null"
 	kill -CONT "$FAMFSD_PID"
