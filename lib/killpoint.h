@@ -8,7 +8,10 @@
  * nothing at all.
  *
  * FAMFS_KILL_AT=NAME[:N] makes the N-th hit (default 1) of point NAME
- * write "famfs kill point NAME" to stderr and SIGKILL the process.
+ * write "famfs kill point NAME" to stderr and SIGKILL the process. With
+ * FAMFS_KILL_SIGNAL=STOP the process stops itself there instead (SIGSTOP,
+ * the whole process), and goes on when continued: a test then kills
+ * something else at that step (famfsd's FUSE server under a refresh).
  * Every point is a string literal FAMFS_KILL_POINT("area.step"): the
  * matrix finds them all in the sources and fails for any it cannot hit.
  */

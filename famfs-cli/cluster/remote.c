@@ -170,9 +170,11 @@ static json_object *new_fs_geometry(struct remote *r, size_t h,
 }
 
 /*
- * A dataset about to be ingested: its master's famfsd places every file
- * the job would copy on paper (POST /v1/jobs with "dry_run": true), the
- * tree being on that host. A tree that does not fit is a conflict naming
+ * A dataset about to be ingested or refreshed: its master's famfsd
+ * places every file the job would copy on paper (POST /v1/jobs with
+ * "dry_run": true), the tree being on that host; a refresh's whole new
+ * generation in its staging tree, while the generations that serve and
+ * are kept hold their space (the answer's "generation"). A tree that does not fit is a conflict naming
  * the dataset, the file and the room (apply changes nothing); one that
  * fits is a note. A filesystem this plan makes is placed on as mkfs
  * will make it (its devices' sizes and log size: "geometry").
@@ -186,6 +188,7 @@ static int place_dataset(struct remote *r, struct plan *p,
 	const char *fsname;
 	char *err = NULL;
 	long status = 0;
+	long long gen = 0;   /* a refresh: the generation it makes */
 	int rc, e = 0;
 
 	if (!body || !json_object_object_get_ex(body, "params", &params) ||
@@ -211,6 +214,8 @@ static int place_dataset(struct remote *r, struct plan *p,
 	rc = famfs_client_request(r->clients[s->host], "POST", "/v1/jobs", q,
 				  &status, &out, &err);
 	json_object_put(q);
+	if (!rc && json_object_object_get_ex(out, "generation", &v))
+		gen = (long long)json_object_get_int64(v);   /* null: 0 */
 	if (rc) {
 		/* e.g. a source that is not there: the step fails the
 		 * same way, naming famfsd's reason
@@ -224,12 +229,21 @@ static int place_dataset(struct remote *r, struct plan *p,
 		json_object_object_get_ex(out, "message", &m);
 		json_object_object_get_ex(out, "files_to_copy", &nf);
 		json_object_object_get_ex(out, "bytes_to_copy", &nb);
-		e = plan_add_conflict(p, c, s->host, "dataset %s cannot be "
-				      "placed in %s (%lld files, %lld bytes to "
-				      "copy): %s", s->name, fsname,
-				      (long long)json_object_get_int64(nf),
-				      (long long)json_object_get_int64(nb),
-				      m ? json_object_get_string(m) : "");
+		if (gen)
+			e = plan_add_conflict(p, c, s->host, "dataset %s: its "
+				"refresh (generation %lld, beside the generations "
+				"that stay) cannot be placed in %s (%lld files, "
+				"%lld bytes to copy): %s", s->name, gen, fsname,
+				(long long)json_object_get_int64(nf),
+				(long long)json_object_get_int64(nb),
+				m ? json_object_get_string(m) : "");
+		else
+			e = plan_add_conflict(p, c, s->host, "dataset %s cannot be "
+				"placed in %s (%lld files, %lld bytes to "
+				"copy): %s", s->name, fsname,
+				(long long)json_object_get_int64(nf),
+				(long long)json_object_get_int64(nb),
+				m ? json_object_get_string(m) : "");
 	} else {
 		json_object *nf = NULL, *nb = NULL;
 
@@ -237,9 +251,10 @@ static int place_dataset(struct remote *r, struct plan *p,
 		json_object_object_get_ex(out, "bytes_to_copy", &nb);
 		e = plan_add_note(p, c, s->host, "dataset %s: the %lld files to "
 				  "copy (%lld bytes) place in %s with the "
-				  "allocator's rule", s->name,
+				  "allocator's rule%s", s->name,
 				  (long long)json_object_get_int64(nf),
-				  (long long)json_object_get_int64(nb), fsname);
+				  (long long)json_object_get_int64(nb), fsname,
+				  gen ? ", beside the generations that stay" : "");
 	}
 	free(err);
 	json_object_put(out);
@@ -251,7 +266,8 @@ int remote_place_datasets(struct remote *r, struct plan *p)
 	for (size_t i = 0; i < p->n; i++) {
 		const struct plan_step *s = &p->steps[i];
 
-		if (s->kind != PK_DATASET || s->op != PLAN_CREATE ||
+		if (s->kind != PK_DATASET || (s->op != PLAN_CREATE &&
+					       s->op != PLAN_UPDATE) ||
 		    s->status == STEP_SKIPPED || !r->states[s->host].reachable ||
 		    !r->clients[s->host])
 			continue;

@@ -477,13 +477,36 @@ static int paper_of(json_object *g, struct ingest_paper_fs *pp, char *why,
 	return 0;
 }
 
+/*
+ * The dry run of a refresh (state lock held): when @params names a
+ * dataset that has a generation serving and this build switches
+ * generations, the next one's staging path in @buf and its number;
+ * else 0. The plan then places the whole new tree while the serving and
+ * kept generations still hold their space, as the job will.
+ */
+static long long refresh_staging(json_object *params, char *buf, size_t len)
+{
+	const char *name = str_param(params, "dataset", NULL);
+	struct dataset_trees t;
+	long long next;
+
+	if (!name || !gen_switch_supported() || dataset_trees(name, &t))
+		return 0;
+	next = t.serving > 0 ? t.next : 0;
+	dataset_trees_free(&t);
+	if (next)
+		gen_staging_path(buf, len, name, next);
+	return next;
+}
+
 int ingest_job_plan(json_object *params, json_object *geometry,
 		    json_object **out, int *status, char *why, size_t whylen)
 {
 	struct ingest_paper_fs paper;
 	struct famfs_open_opts oo = { .flags = FAMFS_OPEN_READ };
 	struct famfs_err e = { 0 };
-	char fsname[128], dataset[4400];
+	char fsname[128], dataset[4400], staging[4200] = "";
+	long long next = 0;
 	struct ingest_opts o = { 0 };
 	struct ingest_sink sink = { 0 };
 	struct ingest_manifest man = { 0 };
@@ -510,6 +533,8 @@ int ingest_job_plan(json_object *params, json_object *geometry,
 	else if (!r && (r = pick_filesystem(str_param(params, "filesystem", NULL),
 					    fsname, sizeof(fsname), why, whylen)))
 		*status = 404;
+	if (!r && !geometry)
+		next = refresh_staging(params, staging, sizeof(staging));
 	if (!r && !geometry && (r = fs_device_paths(fsname, &paths, &ndev))) {
 		snprintf(why, whylen, "filesystem %s: its devices: %s", fsname,
 			 strerror(-r));
@@ -530,6 +555,8 @@ int ingest_job_plan(json_object *params, json_object *geometry,
 	memset(&prog, 0, sizeof(prog));
 	o.source = str_param(params, "source", NULL);
 	o.dest = str_param(params, "dest", NULL);
+	if (next)   /* a refresh: beside the generations that stay */
+		o.dest = staging;
 	o.plan_only = true;
 	o.delete_removed = json_object_object_get_ex(params, "delete", &v) &&
 			   json_object_get_boolean(v);
@@ -570,6 +597,9 @@ int ingest_job_plan(json_object *params, json_object *geometry,
 		json_object_object_add(o_js, "fits", json_object_new_boolean(!r));
 		json_object_object_add(o_js, "filesystem", json_object_new_string(fsname));
 		json_object_object_add(o_js, "on_paper", json_object_new_boolean(geometry != NULL));
+		json_object_object_add(o_js, "generation", next ?
+				       json_object_new_int64(next) : NULL);
+		json_object_object_add(o_js, "dest", json_object_new_string(o.dest));
 		json_object_object_add(o_js, "files_to_copy",
 				       json_object_new_int64((int64_t)res.plan_files));
 		json_object_object_add(o_js, "bytes_to_copy",

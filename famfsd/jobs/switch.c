@@ -2,12 +2,18 @@
 /* Recorded switches of a dataset's generations: see switch.h. */
 #include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "dataset_switch.h"
 #include "jobs/generation.h"
 #include "jobs/jobs.h"
 #include "jobs/switch.h"
 #include "log.h"
+
+/* How long a failed switch waits for the filesystem to answer again, in
+ * seconds: famfsd restarts a dead master mount after 1, 2, 4, ... s.
+ */
+#define SWITCH_SETTLE_S 30
 
 int job_switch(struct job *j, const char *name, const char *fsname,
 	       long long gen, const char *from, const char *dest,
@@ -26,7 +32,33 @@ int job_switch(struct job *j, const char *name, const char *fsname,
 		snprintf(why, len, "cannot record the switch (see famfsd's log)");
 		return -EIO;
 	}
-	return gen_switch(j, fsname, from, dest, retired, switched, why, len);
+	r = gen_switch(j, fsname, from, dest, retired, switched, why, len);
+	/* an error can come with the entry in the log (famfs-fused dying
+	 * under the exchange or the rename): the record tells once the
+	 * filesystem answers again (famfsd restarts the mount), and the
+	 * rename is finished
+	 */
+	for (int i = 0; r && i < SWITCH_SETTLE_S && !job_cancelled(j); i++) {
+		char why2[1024];
+		bool sw;
+		int e;
+
+		sleep(1);
+		e = gen_switch_finish(j, fsname, from, dest, retired, s.ino,
+				      &sw, why2, sizeof(why2));
+		if (e == -ENOENT)   /* no tree at @dest: none switched in */
+			break;
+		if (e)
+			continue;
+		if (sw) {
+			log_info("dataset %s: generation %lld switched in, though "
+				 "famfs-fused answered: %s", name, gen, why);
+			*switched = true;
+			r = 0;
+		}
+		break;
+	}
+	return r;
 }
 
 /* A switch another job made and ended without recording: undone, so

@@ -16,7 +16,10 @@ struct job;
 /*
  * job_switch() - gen_switch() of dataset @name's tree @from (generation
  * @gen, to serve) with @dest, the old tree going to @retired, with the
- * record written before the exchange. As gen_switch().
+ * record written before the exchange. As gen_switch(); when that fails,
+ * the record is read against the dataset's path again for up to 30 s
+ * (until the filesystem answers), so that a switch whose answer was lost
+ * (famfs-fused died under it) is finished and reported as made.
  */
 int job_switch(struct job *j, const char *name, const char *fsname,
 	       long long gen, const char *from, const char *dest,

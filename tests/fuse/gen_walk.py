@@ -10,6 +10,10 @@ it against exactly one generation (fuse_exchange).
                                        on the master; each time wait until
                                        CLIENT_B names B's new inode; a dir fd
                                        of the old tree keeps reading it whole
+    gen_walk.py watch M C STOP OUT     until STOP exists: each time the
+                                       master's M names a new inode, how
+                                       long until the client's C names it;
+                                       OUT: JSON (p50, p99, max in ms)
 
 A walk opens DIR by path, then everything below relative to that
 directory's descriptor (os.fwalk, openat), reads every file and compares
@@ -171,12 +175,51 @@ def switch(a, b, client_b, n, out):
     return 0
 
 
+def percentiles(lat, n):
+    lat.sort()
+    return {"switches": n, "p50_ms": 1000 * lat[len(lat) // 2],
+            "p99_ms": 1000 * lat[min(len(lat) - 1, (len(lat) * 99) // 100)],
+            "max_ms": 1000 * lat[-1]} if lat else {"switches": 0}
+
+
+def ino(path):
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
+
+
+def watch(m, c, stop, out):
+    """Switches made by someone else (apply): seen on the master at t0,
+    on the client when its path names the same inode."""
+    lat = []
+    last = ino(m)
+    while not os.path.exists(stop):
+        now = ino(m)
+        if now is None or now == last:
+            time.sleep(0.0005)
+            continue
+        t0 = time.monotonic()
+        while ino(c) != now and time.monotonic() - t0 < 30:
+            time.sleep(0.0005)
+        if ino(c) != now:
+            print(f"the client never named inode {now}", file=sys.stderr)
+            return 1
+        lat.append(time.monotonic() - t0)
+        last = now
+    with open(out, "w") as f:
+        json.dump(percentiles(lat, len(lat)), f)
+    return 0
+
+
 def main(argv):
     if len(argv) == 4 and argv[1] == "make":
         make(argv[2], int(argv[3]))
         return 0
     if len(argv) == 5 and argv[1] == "walk":
         return walk(argv[2], argv[3], argv[4])
+    if len(argv) == 6 and argv[1] == "watch":
+        return watch(argv[2], argv[3], argv[4], argv[5])
     if len(argv) == 7 and argv[1] == "switch":
         return switch(argv[2], argv[3], argv[4], int(argv[5]), argv[6])
     print(__doc__, file=sys.stderr)

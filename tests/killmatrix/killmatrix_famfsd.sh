@@ -314,7 +314,9 @@ jobs_idle() {
 	python3 -c 'import json, sys
 sys.exit(any(j["state"] in ("queued", "running") for j in json.loads(sys.argv[1])["items"]))' "$BODY"
 }
-refresh_case() {
+# refresh_setup_killed POINT: generation 1 applied, the source changed to
+# generation 2, and famfsd killed at POINT of the refresh apply started
+refresh_setup_killed() {
 	reset; rm -rf "$R" "$T/g1" "$T/g2"; mkdir -p "$R/d"
 	echo one-a > "$R/a"; echo one-b > "$R/d/b"; head -c 300000 /dev/urandom > "$R/big"
 	start_famfsd
@@ -343,6 +345,9 @@ EOT
 	$CLI apply --no-wait "$T/cluster.yaml" > "$T/apply.out" 2>&1
 	famfsd_dies "$1"
 	fsck_clean "$1"
+}
+refresh_case() {
+	refresh_setup_killed "$1"
 	local g
 	g=$(gen_at)
 	[ -n "$g" ] || fail "$1: /ds is neither generation whole"
@@ -411,6 +416,142 @@ sys.exit(not any(j["kind"] == "dataset_undo" and j["state"] == "succeeded"
 	pass "$1: undo killed, /ds showed $g whole, the resumed undo made generation 1 serve once"
 }
 undo_case dataset.exchanged
+
+# ---- a switch made and never recorded by a job that ended (what a
+# famfs-fused dying under the exchange leaves: the job saw an error):
+# famfsd killed at dataset.exchanged, the job then marked failed in the
+# store before the restart (as a failed job records itself), so that it
+# does not resume. /ds serves
+# generation 2 while the store says 1; the next apply's job switches it
+# back (logged), resumes the staging tree and makes generation 2 itself.
+unrecorded_case() {
+	refresh_setup_killed "$1"
+	# as the job records its own failure (dataset_failed())
+	sqlite3 "$STATE/famfsd.db" "UPDATE jobs SET state='failed', error='test: ended' \
+		WHERE state='running'; UPDATE datasets SET state='ready', failures=failures+1"
+	[ "$(gen_at)" = g2 ] || fail "$1: /ds is not the unrecorded generation 2"
+	start_famfsd
+	api GET /v1/datasets/ds
+	[ "$(jq_get "$BODY" .generation)" = 1 ] || fail "$1: the store should still say 1: $BODY"
+	$CLI apply "$T/cluster.yaml" > "$T/apply.out" 2>&1 || fail "$1: apply: $(cat "$T/apply.out")"
+	grep -q "switched back" "$LOG" || fail "$1: the unrecorded switch was not undone"
+	api GET /v1/datasets/ds
+	[ "$(jq_get "$BODY" .generation)" = 2 ] && [ "$(jq_get "$BODY" .state)" = ready ] ||
+		fail "$1: after apply: $BODY"
+	$CLI apply "$T/cluster.yaml" > "$T/apply.out" 2>&1 &&
+		grep -q "^No changes" "$T/apply.out" || fail "$1: apply again: $(cat "$T/apply.out")"
+	stop_famfsd
+	[ "$(gen_at)" = g2 ] || fail "$1: /ds is not generation 2 whole"
+	for p in /.famfs-staging/ds.2 /.famfs-retired/ds.1 /.famfs-staging/ds.3; do
+		$CLI cat $DEVS "$p/a" >/dev/null 2>&1 && fail "$1: $p left"
+	done
+	fsck_clean "$1"
+	pass "$1: a switch its ended job never recorded is switched back by the next job, which converges"
+}
+unrecorded_case dataset.exchanged
+
+# ---- the same refresh through the FUSE master mount, its famfs-fused
+# SIGKILLed at each step: famfsd stops itself at the point
+# (FAMFS_KILL_SIGNAL=STOP), the test kills the server and lets famfsd go
+# on. Points: the staging directory made (the copy then meets the dead
+# mount), the second file copied (the ingest), the exchange made (its
+# rename meets it: the switch record tells once the mount is back, and
+# the rename is finished), the switch done (the expired generation's
+# removal meets it). famfsd restarts
+# the mount; the job succeeds or fails with its reason; /ds through the
+# mount is generation 1 or 2 whole; apply again converges to generation
+# 2 (a refresh that failed is redone) and a third apply is "No changes.";
+# a tree left under /.famfs-retired is listed as a kept generation.
+stopped() { [ "$(awk '{print $3}' "/proc/$FAMFSD_PID/stat" 2>/dev/null)" = T ]; }
+gen_at_mnt() {
+	local g f ok
+	for g in g1 g2; do
+		ok=1
+		for f in a d/b c big; do
+			if [ -e "$T/$g/$f" ]; then
+				cmp -s "$T/mnt/ds/$f" "$T/$g/$f" || ok=0
+			elif [ -e "$T/mnt/ds/$f" ]; then
+				ok=0
+			fi
+		done
+		[ $ok = 1 ] && { echo $g; return; }
+	done
+}
+fused_refresh_case() {
+	reset; rm -rf "$R" "$T/g1" "$T/g2"; mkdir -p "$R/d"
+	echo one-a > "$R/a"; echo one-b > "$R/d/b"; head -c 300000 /dev/urandom > "$R/big"
+	start_famfsd --fused "$FAMFS_FUSED"
+	cat > "$T/mnt.yaml" <<EOT
+apiVersion: famfs.io/v1alpha1
+kind: Cluster
+metadata: {name: kill}
+hosts:
+  - {name: testhost, endpoint: $SOCK, role: master}
+devices:
+  - {name: emul0, emul: {path: $T/dev0, size: 16MiB}}
+  - {name: emul1, emul: {path: $T/dev1, size: 16MiB}}
+sets:
+  - {name: set0, devices: [emul0, emul1]}
+filesystems:
+  - {name: fs0, set: set0, master: testhost, logSize: 2MiB}
+mounts:
+  - {name: m, filesystem: fs0, host: testhost, path: $T/mnt, role: master, backend: fuse}
+datasets:
+  - {name: ds, source: $R, filesystem: fs0, keep: 0}
+EOT
+	$CLI apply "$T/mnt.yaml" > "$T/apply.out" 2>&1 || fail "$1: first apply: $(cat "$T/apply.out")"
+	cp -a "$R" "$T/g1"
+	echo two-a > "$R/a"; rm "$R/d/b"; echo two-c > "$R/c"; head -c 300000 /dev/urandom > "$R/big"
+	cp -a "$R" "$T/g2"
+	stop_famfsd
+	FAMFSD_WRAP="env FAMFS_KILL_AT=$1 FAMFS_KILL_SIGNAL=STOP" start_famfsd --fused "$FAMFS_FUSED"
+	wait_for 20 "$1: the adopted master mount" mount_state mounted
+	$CLI apply --no-wait "$T/mnt.yaml" > "$T/apply.out" 2>&1 &
+	local apid=$! spid g st
+	wait_for 60 "$1: famfsd to stop at the point" stopped
+	# (a failure here continues famfsd first, so that cleanup stops it)
+	grep -q "famfs kill point ${1%%:*}:[0-9]* (stopped)" "$LOG" ||
+		{ kill -CONT "$FAMFSD_PID"; fail "$1: famfsd stopped elsewhere"; }
+	spid=$(pgrep -f "famfs-fused.* $T/mnt\$")
+	[ -n "$spid" ] || { kill -CONT "$FAMFSD_PID"; fail "$1: no famfs-fused serves $T/mnt"; }
+	kill -KILL $spid
+	wait_for 10 "$1: famfs-fused to die" eval "! kill -0 $spid 2>/dev/null"
+	kill -CONT "$FAMFSD_PID"
+	wait $apid
+	covered="$covered ${1%%:*}"
+	cases=$((cases + 1))
+	wait_for 90 "$1: the refresh job to end" jobs_idle
+	api GET /v1/jobs
+	st=$(python3 -c 'import json, sys
+j = [j for j in json.loads(sys.argv[1])["items"] if j["kind"] == "ingest"][-1]
+print(j["state"], j["error"])' "$BODY")
+	wait_for 30 "$1: the restarted master mount" mount_state mounted
+	g=$(gen_at_mnt)
+	[ -n "$g" ] || fail "$1: /ds through the mount is neither generation whole (job: $st)"
+	$CLI apply "$T/mnt.yaml" > "$T/apply.out" 2>&1 || fail "$1: apply again: $(cat "$T/apply.out")"
+	$CLI apply "$T/mnt.yaml" > "$T/apply.out" 2>&1 && grep -q "^No changes" "$T/apply.out" ||
+		fail "$1: the third apply: $(cat "$T/apply.out")"
+	api GET /v1/datasets/ds
+	[ "$(jq_get "$BODY" .generation)" = 2 ] && [ "$(jq_get "$BODY" .state)" = ready ] ||
+		fail "$1: after apply again: $BODY"
+	[ "$(gen_at_mnt)" = g2 ] || fail "$1: /ds is not generation 2 whole after apply again"
+	[ -e "$T/mnt/.famfs-staging/ds.2" ] && fail "$1: the staging tree is left"
+	if [ -e "$T/mnt/.famfs-retired/ds.1" ]; then
+		grep -q '"path": *"/.famfs-retired/ds.1", *"state": *"kept"' <<<"$BODY" ||
+			fail "$1: /.famfs-retired/ds.1 is left but not listed: $BODY"
+		cmp -s "$T/mnt/.famfs-retired/ds.1/big" "$T/g1/big" || fail "$1: kept generation 1 not whole"
+	fi
+	$CLI fsck -q "$T/mnt" > "$T/fsck" 2>&1 || fail "$1: fsck: $(cat "$T/fsck")"
+	api DELETE /v1/mounts/m; expect 204
+	wait_for 10 "$1: the unmount" test "$(mounts_at)" = 0
+	fsck_clean "$1"
+	pass "$1: famfs-fused killed under a refresh, /ds showed $g whole, the job ended ($st), apply again converged"
+}
+if have_fuse; then
+	for p in dataset.staging_made ingest.copied:2 dataset.exchanged dataset.switched; do
+		fused_refresh_case $p
+	done
+fi
 
 missing=""
 for p in $(grep -rhoE --include='*.c' 'FAMFS_KILL_POINT\("[a-z_.]+"\)' "$SOURCE_DIR/famfsd" \
