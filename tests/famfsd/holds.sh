@@ -24,6 +24,21 @@ slurm:odd*) exit 3 ;;
 esac
 EOS
 chmod +x "$T/alive"
+# bad holds.* values are refused, naming the key
+printf 'holds:\n  reap_interval: 4\n' >"$T/bad1.yaml"
+printf 'holds:\n  reap_interval: 86401\n' >"$T/bad2.yaml"
+printf 'holds:\n  pin_dir: run/pins\n' >"$T/bad3.yaml"
+printf 'holds:\n  owner_check: alive.sh\n' >"$T/bad4.yaml"
+printf 'holds:\n  reap_interval: soon\n' >"$T/bad5.yaml"
+for i in 1 2 3 4 5; do
+	"$FAMFSD" --check-config --config "$T/bad$i.yaml" >"$T/out" 2>&1 && fail "bad$i.yaml accepted"
+	grep -q "bad value '.*' for 'holds\.[a-z_]*'" "$T/out" || fail "bad$i.yaml: $(cat "$T/out")"
+done
+printf 'holds:\n  pin_dir: /run/x\n  owner_check: /bin/true\n  reap_interval: 5\n' >"$T/good.yaml"
+"$FAMFSD" --check-config --config "$T/good.yaml" --plugin-dir "$PLUGINS" --fused "$FAMFS_FUSED" >"$T/out" 2>&1 || fail "good holds config: $(cat "$T/out")"
+grep -q '^holds.reap_interval: 5$' "$T/out" || fail "check-config: $(cat "$T/out")"
+pass "holds.* config: bad values refused naming the key"
+
 ARGS=(--fused "$FAMFS_FUSED" --set "holds.pin_dir=$PINS"
       --set "holds.owner_check=$T/alive" --set holds.reap_interval=5)
 start_famfsd "${ARGS[@]}"
@@ -139,6 +154,11 @@ cmp -s "$T/mnt/.famfs-retired/ds.1/data.bin" "$T/gen1.bin" || fail "generation 1
 cmp -s "$PINS/ds/1/data.bin" "$T/gen1.bin" || fail "pin after the refreshes"
 pass "a held generation survives two refreshes with keep 1 (listed held beyond keep); $reads reads through the pin all saw generation 1"
 
+api DELETE /v1/mounts/m0; expect 409 in_use
+grep -q 'slurm:1' <<<"$BODY" || fail "mount delete refusal names no owner: $BODY"
+mountpoint -q "$T/mnt" || fail "the refused delete unmounted"
+pass "a mount with pins on it is not deleted (409 in_use naming the owners)"
+
 metrics=$(curl -s --unix-socket "$SOCK" http://famfsd/metrics)
 grep -q '^famfs_dataset_holds{dataset="ds"} 1$' <<<"$metrics" || fail "holds metric: $(grep hold <<<"$metrics")"
 grep -q '^famfs_dataset_hold_oldest_age_seconds{dataset="ds"} [0-9]' <<<"$metrics" || fail "age metric"
@@ -180,10 +200,11 @@ grep -q dataset_expire <<<"$BODY" && fail "expire job failed: $BODY"
 pass "the release unmounts the pin, removes generation 1 (beyond keep), its space to the release rule"
 
 # the reaper
-for o in slurm:dead1 slurm:odd1 slurm:live1; do
+for o in slurm:odd1 slurm:live1; do
 	api POST /v1/datasets/ds/holds "{\"owner\":\"$o\"}"; expect 201
 done
-[ "$(gens)" = "3:serving:3 2:kept:0" ] || fail "three holds: $(gens)"
+[ "$(gens)" = "3:serving:2 2:kept:0" ] || fail "two holds: $(gens)"
+api POST /v1/datasets/ds/holds '{"owner":"slurm:dead1"}'; expect 201
 wait_for 60 "the dead owner reaped" holds_none slurm:dead1
 curl -s --unix-socket "$SOCK" http://famfsd/metrics | grep -q '^famfs_holds_reaped_total 1$' ||
 	fail "reaped count: $(curl -s --unix-socket "$SOCK" http://famfsd/metrics | grep reaped)"
