@@ -14,7 +14,7 @@
 CMD(mkfs); CMD(fsck); CMD(log); CMD(getmap); CMD(create); CMD(mkdir);
 CMD(rm); CMD(ls); CMD(cat); CMD(mkemul); CMD(clients); CMD(mount);
 CMD(umount); CMD(validate); CMD(diff); CMD(apply); CMD(get); CMD(describe);
-CMD(ingest); CMD(job); CMD(adddev); CMD(ln); CMD(rollout);
+CMD(ingest); CMD(job); CMD(adddev); CMD(ln); CMD(rollout); CMD(release);
 #undef CMD
 
 /* Exit codes common to all commands (fsck and diff document their own). */

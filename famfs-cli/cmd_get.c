@@ -71,6 +71,11 @@ static const struct get_kind kinds[] = {
 	    "REFRESHED=refreshed", "+SOURCE=source", "+DEST=dest",
 	    "+JOB=job", "+KEEP=keep", "+FAILURES=failures",
 	    "+DIGEST=source_summary.digest", "+LAST_ERROR=last_error") } },
+	/* holds on this host's datasets (docs/api.md, "Holds") */
+	{ "holds", "hold", "/v1/holds", NULL, { "hold", "id",
+	  C("ID=id", "DATASET=dataset", "GENERATION=generation",
+	    "OWNER=owner", "CREATED=created", "+PATH=path", "+MOUNT=mount",
+	    "+NOTE=note") } },
 	{ "events", "event", "/v1/events", NULL, { "event", "id",
 	  C("ID=id", "TIME=time", "LEVEL=level", "RESOURCE=resource",
 	    "MESSAGE=message") } },
@@ -82,8 +87,8 @@ static const char usage[] =
 "\n"
 "List resources from famfsd: all of KIND, or the ones named.\n"
 "  KIND: host, devices, topology, regions, sets, filesystems, mounts,\n"
-"        files, jobs, datasets, events (singular names too: device,\n"
-"        region, set, fs, mount, file, job, dataset)\n"
+"        files, jobs, datasets, holds, events (singular names too:\n"
+"        device, region, set, fs, mount, file, job, dataset, hold)\n"
 "  -o, --output FORMAT  table (default), wide (more columns), name\n"
 "                       (KIND/NAME a line), json, yaml\n"
 "  --no-headers         no header line in table and wide output\n"

@@ -42,6 +42,7 @@ static const struct cli_command commands[] = {
 	{ "ingest", cmd_ingest, "copy a dataset tree into famfs" },
 	{ "job", cmd_job, "manage famfsd jobs" },
 	{ "rollout", cmd_rollout, "list or undo a dataset's generations" },
+	{ "release", cmd_release, "release holds on datasets' generations" },
 };
 
 static void usage(FILE *f)

@@ -24,6 +24,21 @@ slurm:odd*) exit 3 ;;
 esac
 EOS
 chmod +x "$T/alive"
+# bad holds.* values are refused, naming the key
+printf 'holds:\n  reap_interval: 4\n' >"$T/bad1.yaml"
+printf 'holds:\n  reap_interval: 86401\n' >"$T/bad2.yaml"
+printf 'holds:\n  pin_dir: run/pins\n' >"$T/bad3.yaml"
+printf 'holds:\n  owner_check: alive.sh\n' >"$T/bad4.yaml"
+printf 'holds:\n  reap_interval: soon\n' >"$T/bad5.yaml"
+for i in 1 2 3 4 5; do
+	"$FAMFSD" --check-config --config "$T/bad$i.yaml" >"$T/out" 2>&1 && fail "bad$i.yaml accepted"
+	grep -q "bad value '.*' for 'holds\.[a-z_]*'" "$T/out" || fail "bad$i.yaml: $(cat "$T/out")"
+done
+printf 'holds:\n  pin_dir: /run/x\n  owner_check: /bin/true\n  reap_interval: 5\n' >"$T/good.yaml"
+"$FAMFSD" --check-config --config "$T/good.yaml" --plugin-dir "$PLUGINS" --fused "$FAMFS_FUSED" >"$T/out" 2>&1 || fail "good holds config: $(cat "$T/out")"
+grep -q '^holds.reap_interval: 5$' "$T/out" || fail "check-config: $(cat "$T/out")"
+pass "holds.* config: bad values refused naming the key"
+
 ARGS=(--fused "$FAMFS_FUSED" --set "holds.pin_dir=$PINS"
       --set "holds.owner_check=$T/alive" --set holds.reap_interval=5)
 start_famfsd "${ARGS[@]}"
@@ -51,9 +66,11 @@ gens() {   # "GEN:STATE:HELD ..." of ds, newest first
 }
 
 gens_are() { [ "$(gens)" = "$1" ]; }
-free_at_least() {
+# the space of the removed files goes to the release rule: free, or
+# pending (reused once no client or open file can still reach it)
+released_at_least() {
 	api GET /v1/filesystems/fs0
-	[ "$(jq_get "$BODY" space.free)" -ge "$1" ]
+	[ $(($(jq_get "$BODY" space.free) + $(jq_get "$BODY" space.pending))) -ge "$1" ]
 }
 holds_none() {
 	api GET "/v1/holds?owner=$1"
@@ -137,6 +154,11 @@ cmp -s "$T/mnt/.famfs-retired/ds.1/data.bin" "$T/gen1.bin" || fail "generation 1
 cmp -s "$PINS/ds/1/data.bin" "$T/gen1.bin" || fail "pin after the refreshes"
 pass "a held generation survives two refreshes with keep 1 (listed held beyond keep); $reads reads through the pin all saw generation 1"
 
+api DELETE /v1/mounts/m0; expect 409 in_use
+grep -q 'slurm:1' <<<"$BODY" || fail "mount delete refusal names no owner: $BODY"
+mountpoint -q "$T/mnt" || fail "the refused delete unmounted"
+pass "a mount with pins on it is not deleted (409 in_use naming the owners)"
+
 metrics=$(curl -s --unix-socket "$SOCK" http://famfsd/metrics)
 grep -q '^famfs_dataset_holds{dataset="ds"} 1$' <<<"$metrics" || fail "holds metric: $(grep hold <<<"$metrics")"
 grep -q '^famfs_dataset_hold_oldest_age_seconds{dataset="ds"} [0-9]' <<<"$metrics" || fail "age metric"
@@ -163,22 +185,26 @@ findmnt -n -o OPTIONS "$PINS/ds/1" | grep -q '^ro' || fail "re-made pin not read
 pass "a famfsd restart keeps the hold and makes its lost pin again"
 
 # release: the pin goes, generation 1 is removed (beyond keep), its space
-# comes back
-api GET /v1/filesystems/fs0; free0=$(jq_get "$BODY" space.free)
+# goes to the release rule
+api GET /v1/filesystems/fs0
+free0=$(($(jq_get "$BODY" space.free) + $(jq_get "$BODY" space.pending)))
+fbytes0=$(jq_get "$BODY" space.file_bytes)
 api DELETE '/v1/datasets/ds/holds?owner=slurm:1'; expect 204
 mountpoint -q "$PINS/ds/1" && fail "pin still mounted after the release"
 wait_for 60 "generation 1 removed" gens_are "3:serving:0 2:kept:0"
 [ -e "$T/mnt/.famfs-retired/ds.1" ] && fail "generation 1's tree still there"
-wait_for 60 "generation 1's space back" free_at_least $((free0 + 4194304))
+wait_for 60 "generation 1's space released" released_at_least $((free0 + 4194304))
+[ "$(jq_get "$BODY" space.file_bytes)" -le $((fbytes0 - 4194304)) ] || fail "file bytes after the removal: $BODY"
 api GET '/v1/jobs?state=failed'
 grep -q dataset_expire <<<"$BODY" && fail "expire job failed: $BODY"
-pass "the release unmounts the pin, removes generation 1 (beyond keep) and its space comes back"
+pass "the release unmounts the pin, removes generation 1 (beyond keep), its space to the release rule"
 
 # the reaper
-for o in slurm:dead1 slurm:odd1 slurm:live1; do
+for o in slurm:odd1 slurm:live1; do
 	api POST /v1/datasets/ds/holds "{\"owner\":\"$o\"}"; expect 201
 done
-[ "$(gens)" = "3:serving:3 2:kept:0" ] || fail "three holds: $(gens)"
+[ "$(gens)" = "3:serving:2 2:kept:0" ] || fail "two holds: $(gens)"
+api POST /v1/datasets/ds/holds '{"owner":"slurm:dead1"}'; expect 201
 wait_for 60 "the dead owner reaped" holds_none slurm:dead1
 curl -s --unix-socket "$SOCK" http://famfsd/metrics | grep -q '^famfs_holds_reaped_total 1$' ||
 	fail "reaped count: $(curl -s --unix-socket "$SOCK" http://famfsd/metrics | grep reaped)"
@@ -186,12 +212,30 @@ wait_for 30 "exit 3 logged" grep -q 'slurm:odd1 exited with 3' "$LOG"
 api GET /v1/holds
 [ "$(python3 -c 'import json,sys; print(",".join(h["owner"] for h in json.loads(sys.argv[1])["items"]))' "$BODY")" = "slurm:odd1,slurm:live1" ] ||
 	fail "holds after reaping: $BODY"
-api DELETE '/v1/holds?owner=slurm:odd1'; expect 200
-[ "$(jq_get "$BODY" released)" = 1 ] || fail "released: $BODY"
-api DELETE '/v1/holds?owner=slurm:odd1'; expect 200
-[ "$(jq_get "$BODY" released)" = 0 ] || fail "released again: $BODY"
-api DELETE '/v1/holds?owner=slurm:live1'; expect 200
 pass "the reaper releases an owner that owner_check says is gone (exit 1) and counts it; exit 3 is logged, kept"
+
+# famfs-cli get holds / release
+if [ -x "${FAMFS_CLI:-}" ]; then
+	out=$("$FAMFS_CLI" get holds --host "$SOCK") || fail "get holds: $out"
+	grep -q '^ID  *DATASET  *GENERATION  *OWNER  *CREATED' <<<"$out" || fail "get holds header: $out"
+	grep -q ' ds  *3  *slurm:odd1 ' <<<"$out" || fail "get holds row: $out"
+	out=$("$FAMFS_CLI" get holds -o wide --host "$SOCK") || fail "get holds -o wide: $out"
+	grep -q "$PINS/ds/3" <<<"$out" || fail "wide has no pin path: $out"
+	out=$("$FAMFS_CLI" get holds -o json --host "$SOCK") || fail "get holds -o json: $out"
+	[ "$(jq_get "$out" items.1.owner)" = slurm:live1 ] || fail "json: $out"
+	"$FAMFS_CLI" release hold ds --host "$SOCK" >/dev/null 2>&1; [ $? = 2 ] || fail "release without --owner: not a usage error"
+	"$FAMFS_CLI" release hold --owner x --host "$SOCK" >/dev/null 2>&1; [ $? = 2 ] || fail "release hold without a dataset: not a usage error"
+	"$FAMFS_CLI" release hold ds --owner slurm:nobody --host "$SOCK" >/dev/null 2>&1; [ $? = 1 ] || fail "release of nothing: not 1"
+	out=$("$FAMFS_CLI" release hold ds --owner slurm:odd1 --host "$SOCK") || fail "release hold: $out"
+	out=$("$FAMFS_CLI" release holds --owner slurm:live1 --host "$SOCK") || fail "release holds: $out"
+	grep -q '^released 1 hold' <<<"$out" || fail "release holds: $out"
+	pass "famfs-cli get holds (table, wide, json) and release hold/holds"
+fi
+api DELETE '/v1/holds?owner=slurm:odd1'; expect 200
+[ "$(jq_get "$BODY" released)" = 0 ] || [ ! -x "${FAMFS_CLI:-}" ] || fail "released again: $BODY"
+api DELETE '/v1/holds?owner=slurm:live1'; expect 200
+api GET /v1/holds
+[ "$(jq_get "$BODY" items)" = "[]" ] || fail "holds left: $BODY"
 
 # undo, then refresh: the generation that stopped serving is the one kept
 run_job '{"kind":"dataset_undo","params":{"dataset":"ds"}}'
