@@ -184,6 +184,19 @@ wait_for 60 "the pin made again after the restart" cmp -s "$PINS/ds/1/data.bin" 
 findmnt -n -o OPTIONS "$PINS/ds/1" | grep -q '^ro' || fail "re-made pin not read-only"
 pass "a famfsd restart keeps the hold and makes its lost pin again"
 
+# the mount's FUSE server dies: the supervisor restarts it, the pin (a
+# bind mount of the dead connection) is made again from the new mount
+api GET /v1/mounts/m0; fpid=$(jq_get "$BODY" pid)
+kill -KILL "$fpid"
+mounted_again() {
+	api GET /v1/mounts/m0
+	[ "$(jq_get "$BODY" state)" = mounted ] && [ "$(jq_get "$BODY" pid)" != "$fpid" ]
+}
+wait_for 60 "the mount back" mounted_again
+wait_for 60 "the pin made again after the remount" cmp -s "$PINS/ds/1/data.bin" "$T/gen1.bin"
+[ "$(cat "$PINS/ds/1/marker")" = "generation 1" ] || fail "re-made pin shows $(cat "$PINS/ds/1/marker")"
+pass "after the FUSE server died and came back, the pin shows generation 1 again"
+
 # release: the pin goes, generation 1 is removed (beyond keep), its space
 # goes to the release rule
 api GET /v1/filesystems/fs0
@@ -247,4 +260,28 @@ ingest
 cmp -s "$T/mnt/.famfs-retired/ds.2/data.bin" "$T/gen2.bin" || fail "generation 2 not whole"
 pass "undo then refresh: generation 2 (which stopped serving) is kept, 3 removed"
 
+# a held generation through an undo: the pin follows it; a refresh keeps
+# it beyond keep; an undo switches back to the one that stopped serving
+# last, not the held older one; its release then removes it
+api POST /v1/datasets/ds/holds '{"owner":"slurm:u"}'; expect 201
+[ "$(jq_get "$BODY" generation)" = 4 ] || fail "hold of 4: $BODY"
+run_job '{"kind":"dataset_undo","params":{"dataset":"ds"}}'
+[ "$JOB_STATE" = succeeded ] || fail "undo of a held one: $BODY"
+[ "$(gens)" = "4:kept:1 2:serving:0" ] || fail "after the undo of a held one: $(gens)"
+cmp -s "$PINS/ds/4/data.bin" "$T/gen4.bin" || fail "the pin after the undo"
+gen_source 5
+ingest
+[ "$(gens)" = "5:serving:0 4:kept:1 2:kept:0" ] || fail "held 4 beyond keep: $(gens)"
+cmp -s "$PINS/ds/4/data.bin" "$T/gen4.bin" || fail "the pin after the undo and a refresh"
+run_job '{"kind":"dataset_undo","params":{"dataset":"ds"}}'
+[ "$JOB_STATE" = succeeded ] || fail "second undo: $BODY"
+[ "$(gens)" = "5:kept:0 4:kept:1 2:serving:0" ] || fail "undo back to 2: $(gens)"
+api DELETE '/v1/datasets/ds/holds?owner=slurm:u'; expect 204
+wait_for 60 "generation 4 removed after its release" gens_are "5:kept:0 2:serving:0"
+cmp -s "$T/mnt/ds/data.bin" "$T/gen2.bin" || fail "generation 2 does not serve"
+pass "a held generation through undo and refresh: pinned, kept beyond keep, removed at its release; undo takes the last to stop serving"
+
 api DELETE /v1/mounts/m0; expect 204
+api POST /v1/datasets/ds/holds '{"owner":"slurm:9"}'; expect 409 conflict
+grep -q 'no mount' <<<"$BODY" || fail "no mount: $BODY"
+pass "a hold without a mount of the dataset's filesystem: 409"
