@@ -37,6 +37,9 @@ SLURMD_PID=
 BG_PIDS=()
 export SLURM_CONF=$T/slurm/slurm.conf
 trap cleanup EXIT
+# an interrupted run (timeout(1), ^C) cleans up too
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 # Processes of this test's Slurm: its slurmstepds and the job tasks carry
 # its SLURM_CONF in their environment (slurmd and srun pass it on).
