@@ -84,8 +84,10 @@ NICE ?= nice -n 5
 # the sanitizers; the matrix checks what survives a SIGKILL). Their trees
 # build neither the -kp copies nor famfs.ko, nor the benchmarks or
 # tests/vm's host programs (labels kmod/vm: no test of theirs uses them).
+# Nor the Slurm plugin and its tests (label slurm): slurmstepd, srun and
+# sbatch are not instrumented and cannot load a sanitizer-built plugin.
 SANITIZER_TREE_FLAGS = -DFAMFS_VM_TESTS=OFF -DFAMFS_BUILD_KMOD=OFF -DFAMFS_BUILD_BENCH=OFF \
-	-DFAMFS_SKIP_TEST_AREAS='killmatrix;vm'
+	-DFAMFS_SLURM_PLUGIN=OFF -DFAMFS_SKIP_TEST_AREAS='killmatrix;vm;slurm'
 asan-check: deps
 	cmake -S . -B build-asan -DFAMFS_SANITIZE=ON $(SANITIZER_TREE_FLAGS) $(CMAKE_FLAGS)
 	cmake --build build-asan -j $(JOBS)

@@ -271,7 +271,7 @@ int dataset_undo_target(const char *name, struct dataset_undo *u)
 		"SELECT d.filesystem, d.dest, d.generation, g.generation, g.path "
 		"FROM datasets d LEFT JOIN dataset_generations g ON "
 		"g.dataset = d.name AND g.state = 'kept' WHERE d.name = ? "
-		"ORDER BY g.generation DESC LIMIT 1");
+		"ORDER BY g.retired DESC, g.generation DESC LIMIT 1");
 	int r = -ENOENT;
 
 	if (!st)

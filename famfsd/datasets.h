@@ -94,8 +94,9 @@ void dataset_stopped(const struct dataset_spec *d);
  */
 int dataset_summary(const char *name, struct source_summary *s);
 
-/* What `rollout undo` switches: the generation that serves and the newest
- * kept one.
+/* What `rollout undo` switches: the generation that serves and the kept
+ * one that stopped serving last (a held one beyond `keep` that stopped
+ * earlier is not it).
  */
 struct dataset_undo {
 	char filesystem[128], dest[4096], kept_path[4096];

@@ -279,15 +279,15 @@ int holds_release(const char *dataset, const char *owner, const char *reason)
 	return r ? r : n;
 }
 
-int holds_owners(const char *dataset, char *buf, size_t len)
+/* The owners @sql selects with @key, ", "-separated into @buf. */
+static int owners_of(const char *sql, const char *key, char *buf, size_t len)
 {
-	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT owner FROM holds "
-				      "WHERE dataset=? ORDER BY id");
+	sqlite3_stmt *st = store_prep(famfsd.db, sql);
 	size_t used = 0;
 	int n = 0;
 
 	buf[0] = '\0';
-	store_bind_text(st, 1, dataset);
+	store_bind_text(st, 1, key);
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		if (used < len)
 			used += (size_t)snprintf(buf + used, len - used, "%s%s",
@@ -296,6 +296,18 @@ int holds_owners(const char *dataset, char *buf, size_t len)
 	}
 	sqlite3_finalize(st);
 	return n;
+}
+
+int holds_owners(const char *dataset, char *buf, size_t len)
+{
+	return owners_of("SELECT owner FROM holds WHERE dataset=? ORDER BY id",
+			 dataset, buf, len);
+}
+
+int holds_on_mount(const char *mount, char *buf, size_t len)
+{
+	return owners_of("SELECT owner FROM holds WHERE mount=? ORDER BY id",
+			 mount, buf, len);
 }
 
 /* Re-make the pin of one held generation from a mount that is up. */

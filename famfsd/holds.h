@@ -73,6 +73,8 @@ int holds_release(const char *dataset, const char *owner, const char *reason);
 
 /* Owners of @dataset's holds, ", "-separated into @buf: their number. */
 int holds_owners(const char *dataset, char *buf, size_t len);
+/* Owners of the holds whose pins are on mount @mount, as holds_owners(). */
+int holds_on_mount(const char *mount, char *buf, size_t len);
 
 /* Every few seconds from the main loop: re-make a pin that is missing or
  * dead (its mount restarted) from a mount that is up.

@@ -14,7 +14,10 @@ mkdir -p "$OUT/rpmbuild/SOURCES" "$OUT/stage/famfs-$VER"
 	xargs -0 tar -c --no-recursion -f - ) | tar -x -C "$OUT/stage/famfs-$VER"
 tar -C "$OUT/stage" -czf "$OUT/rpmbuild/SOURCES/famfs-$VER.tar.gz" "famfs-$VER"
 rm -rf "$OUT/stage"
+# famfs-slurm requires the Slurm release its plugin was built against
+SLURM_RELEASE=$(dpkg-query -W -f='${Version}' libslurm-dev | cut -d. -f1,2)
 rpmbuild -bb --nodeps --define "_topdir $OUT/rpmbuild" \
+	--define "slurm_release $SLURM_RELEASE" \
 	--define "_smp_mflags -j${JOBS:-2}" "$SPEC" >"$OUT/rpmbuild.log" 2>&1 || {
 	tail -40 "$OUT/rpmbuild.log"; echo "rpmbuild failed (log: $OUT/rpmbuild.log)" >&2; exit 1; }
 mkdir -p "$OUT/RPMS"

@@ -9,12 +9,13 @@
 #         three). No C++, no liburing (ingest then reads with plain
 #         system calls), no kernel, no guests, no test tools.
 # package build the .deb/.rpm packages: demo plus build-essential,
-#         debhelper, dkms, rpm, lintian, scdoc, liburing-dev.
+#         debhelper, dkms, rpm, lintian, scdoc, liburing-dev, libslurm-dev
+#         (spank.h, for famfs-slurm).
 # check   everything `make check` runs: package plus cmocka, clang, the
 #         QEMU guests and their kernels, promtool, git, sqlite3,
 #         linux-source-6.1 (for checkpatch.pl), and Slurm (slurmctld,
-#         slurmd, slurm-client, munge, libslurm-dev) for the plugin's
-#         tests (docs/slurm.md).
+#         slurmd, slurm-client, munge) for the plugin's tests
+#         (docs/slurm.md).
 #
 # Idempotent: packages already present are skipped; apt-get runs only when
 # something is missing. Needs root (or sudo) when it has to install.
@@ -39,7 +40,7 @@ DEMO="gcc libc6-dev cmake ninja-build pkgconf
 PACKAGE="$DEMO
  libcxl-dev libdaxctl-dev libndctl-dev uuid-dev
  build-essential debhelper dh-dkms dkms fakeroot lintian rpm rpmlint scdoc
- bash-completion liburing-dev"
+ bash-completion liburing-dev libslurm-dev"
 
 # prometheus is here for promtool only (its service is not started).
 CHECK="$PACKAGE
@@ -51,7 +52,7 @@ CHECK="$PACKAGE
  linux-image-amd64 linux-headers-amd64
  linux-image-$KERNEL_612-unsigned linux-headers-$KERNEL_612
  linux-source-6.1
- slurmctld slurmd slurm-client munge libslurm-dev"
+ slurmctld slurmd slurm-client munge"
 
 usage() {
 	echo "usage: $0 [demo|check|package] | --print demo|check|package" >&2

@@ -6,6 +6,7 @@
 
 #include "api/api.h"
 #include "famfsd.h"
+#include "holds.h"
 #include "fsview.h"
 #include "mounts/backend.h"
 #include "mounts/supervisor.h"
@@ -185,6 +186,10 @@ static int delete(struct api_req *q, struct api_resp *r, const char *name)
 	if (!o)
 		return api_error(r, 404, "not_found", "no mount '%s'", name);
 	json_object_put(o);
+	/* a pin is a bind mount of this mount: it would go dead */
+	if (holds_on_mount(name, err, sizeof(err)) > 0)
+		return api_error(r, 409, "in_use", "mount %s has the pins of "
+				 "holds (%s): release them first", name, err);
 	if (mounts_stop(name, err, sizeof(err)))
 		return api_error(r, 409, "conflict", "%s", err);
 	store_delete_named(famfsd.db, "mounts", name);

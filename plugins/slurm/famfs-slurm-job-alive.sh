@@ -18,7 +18,8 @@ case $job in
 esac
 
 # scontrol retries an unreachable slurmctld for a long time: bound it
-out=$(LC_ALL=C timeout 30 scontrol --oneliner show job "$job" 2>&1)
+# below the 30 s after which famfsd kills an owner check
+out=$(LC_ALL=C timeout 20 scontrol --oneliner show job "$job" 2>&1)
 rc=$?
 if [ $rc -ne 0 ]; then
 	case $out in

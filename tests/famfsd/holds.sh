@@ -24,6 +24,21 @@ slurm:odd*) exit 3 ;;
 esac
 EOS
 chmod +x "$T/alive"
+# bad holds.* values are refused, naming the key
+printf 'holds:\n  reap_interval: 4\n' >"$T/bad1.yaml"
+printf 'holds:\n  reap_interval: 86401\n' >"$T/bad2.yaml"
+printf 'holds:\n  pin_dir: run/pins\n' >"$T/bad3.yaml"
+printf 'holds:\n  owner_check: alive.sh\n' >"$T/bad4.yaml"
+printf 'holds:\n  reap_interval: soon\n' >"$T/bad5.yaml"
+for i in 1 2 3 4 5; do
+	"$FAMFSD" --check-config --config "$T/bad$i.yaml" >"$T/out" 2>&1 && fail "bad$i.yaml accepted"
+	grep -q "bad value '.*' for 'holds\.[a-z_]*'" "$T/out" || fail "bad$i.yaml: $(cat "$T/out")"
+done
+printf 'holds:\n  pin_dir: /run/x\n  owner_check: /bin/true\n  reap_interval: 5\n' >"$T/good.yaml"
+"$FAMFSD" --check-config --config "$T/good.yaml" --plugin-dir "$PLUGINS" --fused "$FAMFS_FUSED" >"$T/out" 2>&1 || fail "good holds config: $(cat "$T/out")"
+grep -q '^holds.reap_interval: 5$' "$T/out" || fail "check-config: $(cat "$T/out")"
+pass "holds.* config: bad values refused naming the key"
+
 ARGS=(--fused "$FAMFS_FUSED" --set "holds.pin_dir=$PINS"
       --set "holds.owner_check=$T/alive" --set holds.reap_interval=5)
 start_famfsd "${ARGS[@]}"
@@ -139,6 +154,11 @@ cmp -s "$T/mnt/.famfs-retired/ds.1/data.bin" "$T/gen1.bin" || fail "generation 1
 cmp -s "$PINS/ds/1/data.bin" "$T/gen1.bin" || fail "pin after the refreshes"
 pass "a held generation survives two refreshes with keep 1 (listed held beyond keep); $reads reads through the pin all saw generation 1"
 
+api DELETE /v1/mounts/m0; expect 409 in_use
+grep -q 'slurm:1' <<<"$BODY" || fail "mount delete refusal names no owner: $BODY"
+mountpoint -q "$T/mnt" || fail "the refused delete unmounted"
+pass "a mount with pins on it is not deleted (409 in_use naming the owners)"
+
 metrics=$(curl -s --unix-socket "$SOCK" http://famfsd/metrics)
 grep -q '^famfs_dataset_holds{dataset="ds"} 1$' <<<"$metrics" || fail "holds metric: $(grep hold <<<"$metrics")"
 grep -q '^famfs_dataset_hold_oldest_age_seconds{dataset="ds"} [0-9]' <<<"$metrics" || fail "age metric"
@@ -164,6 +184,19 @@ wait_for 60 "the pin made again after the restart" cmp -s "$PINS/ds/1/data.bin" 
 findmnt -n -o OPTIONS "$PINS/ds/1" | grep -q '^ro' || fail "re-made pin not read-only"
 pass "a famfsd restart keeps the hold and makes its lost pin again"
 
+# the mount's FUSE server dies: the supervisor restarts it, the pin (a
+# bind mount of the dead connection) is made again from the new mount
+api GET /v1/mounts/m0; fpid=$(jq_get "$BODY" pid)
+kill -KILL "$fpid"
+mounted_again() {
+	api GET /v1/mounts/m0
+	[ "$(jq_get "$BODY" state)" = mounted ] && [ "$(jq_get "$BODY" pid)" != "$fpid" ]
+}
+wait_for 60 "the mount back" mounted_again
+wait_for 60 "the pin made again after the remount" cmp -s "$PINS/ds/1/data.bin" "$T/gen1.bin"
+[ "$(cat "$PINS/ds/1/marker")" = "generation 1" ] || fail "re-made pin shows $(cat "$PINS/ds/1/marker")"
+pass "after the FUSE server died and came back, the pin shows generation 1 again"
+
 # release: the pin goes, generation 1 is removed (beyond keep), its space
 # goes to the release rule
 api GET /v1/filesystems/fs0
@@ -180,10 +213,11 @@ grep -q dataset_expire <<<"$BODY" && fail "expire job failed: $BODY"
 pass "the release unmounts the pin, removes generation 1 (beyond keep), its space to the release rule"
 
 # the reaper
-for o in slurm:dead1 slurm:odd1 slurm:live1; do
+for o in slurm:odd1 slurm:live1; do
 	api POST /v1/datasets/ds/holds "{\"owner\":\"$o\"}"; expect 201
 done
-[ "$(gens)" = "3:serving:3 2:kept:0" ] || fail "three holds: $(gens)"
+[ "$(gens)" = "3:serving:2 2:kept:0" ] || fail "two holds: $(gens)"
+api POST /v1/datasets/ds/holds '{"owner":"slurm:dead1"}'; expect 201
 wait_for 60 "the dead owner reaped" holds_none slurm:dead1
 curl -s --unix-socket "$SOCK" http://famfsd/metrics | grep -q '^famfs_holds_reaped_total 1$' ||
 	fail "reaped count: $(curl -s --unix-socket "$SOCK" http://famfsd/metrics | grep reaped)"
@@ -226,4 +260,28 @@ ingest
 cmp -s "$T/mnt/.famfs-retired/ds.2/data.bin" "$T/gen2.bin" || fail "generation 2 not whole"
 pass "undo then refresh: generation 2 (which stopped serving) is kept, 3 removed"
 
+# a held generation through an undo: the pin follows it; a refresh keeps
+# it beyond keep; an undo switches back to the one that stopped serving
+# last, not the held older one; its release then removes it
+api POST /v1/datasets/ds/holds '{"owner":"slurm:u"}'; expect 201
+[ "$(jq_get "$BODY" generation)" = 4 ] || fail "hold of 4: $BODY"
+run_job '{"kind":"dataset_undo","params":{"dataset":"ds"}}'
+[ "$JOB_STATE" = succeeded ] || fail "undo of a held one: $BODY"
+[ "$(gens)" = "4:kept:1 2:serving:0" ] || fail "after the undo of a held one: $(gens)"
+cmp -s "$PINS/ds/4/data.bin" "$T/gen4.bin" || fail "the pin after the undo"
+gen_source 5
+ingest
+[ "$(gens)" = "5:serving:0 4:kept:1 2:kept:0" ] || fail "held 4 beyond keep: $(gens)"
+cmp -s "$PINS/ds/4/data.bin" "$T/gen4.bin" || fail "the pin after the undo and a refresh"
+run_job '{"kind":"dataset_undo","params":{"dataset":"ds"}}'
+[ "$JOB_STATE" = succeeded ] || fail "second undo: $BODY"
+[ "$(gens)" = "5:kept:0 4:kept:1 2:serving:0" ] || fail "undo back to 2: $(gens)"
+api DELETE '/v1/datasets/ds/holds?owner=slurm:u'; expect 204
+wait_for 60 "generation 4 removed after its release" gens_are "5:kept:0 2:serving:0"
+cmp -s "$T/mnt/ds/data.bin" "$T/gen2.bin" || fail "generation 2 does not serve"
+pass "a held generation through undo and refresh: pinned, kept beyond keep, removed at its release; undo takes the last to stop serving"
+
 api DELETE /v1/mounts/m0; expect 204
+api POST /v1/datasets/ds/holds '{"owner":"slurm:9"}'; expect 409 conflict
+grep -q 'no mount' <<<"$BODY" || fail "no mount: $BODY"
+pass "a hold without a mount of the dataset's filesystem: 409"

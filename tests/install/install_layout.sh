@@ -41,12 +41,13 @@ UNITDIR=$(sed -n 's/^FAMFS_SYSTEMD_UNITDIR:PATH=//p' "$B/CMakeCache.txt")
 [ -n "$PREFIX" ] && [ -n "$UNITDIR" ] || fail "$B: no install prefix / unit dir in CMakeCache.txt"
 DESTDIR=$D cmake --install "$B" >"$T/install.log" 2>&1 || { cat "$T/install.log"; fail "cmake --install"; }
 
-# Every installed file under the prefix, /etc/famfs or systemd's dirs.
+# Every installed file under the prefix, /etc/famfs, systemd's dirs or (the
+# Slurm plugin's snippet) /etc/slurm/plugstack.conf.d.
 n=0
 while read -r f; do
 	n=$((n + 1))
 	case "$f" in
-	"$PREFIX"/*|/etc/famfs/*|"$UNITDIR"/*) ;;
+	"$PREFIX"/*|/etc/famfs/*|"$UNITDIR"/*|/etc/slurm/plugstack.conf.d/famfs-slurm.conf) ;;
 	/lib/sysusers.d/*|/lib/tmpfiles.d/*) [ "$PREFIX" = /usr ] || fail "$f outside $PREFIX" ;;
 	*) fail "installed outside the layout: $f" ;;
 	esac
@@ -62,6 +63,16 @@ for f in "$PREFIX/sbin/famfsd" "$PREFIX/bin/famfs-cli" "$PREFIX/bin/famfs-fused"
 done
 [ ! -e "$D$PREFIX/etc" ] || fail "a $PREFIX/etc was made"
 pass "prefix $PREFIX: $n files, all under $PREFIX, /etc/famfs or $UNITDIR"
+
+# The Slurm plugin, when built: its snippet names the installed plugin.
+snippet=$D/etc/slurm/plugstack.conf.d/famfs-slurm.conf
+if [ -e "$B/plugins/slurm/famfs_slurm.so" ]; then
+	plugin=$(awk '$1 == "required" { print $2 }' "$snippet")
+	case $plugin in "$PREFIX"/*/famfs/slurm/famfs_slurm.so) ;; *) fail "the snippet names '$plugin'" ;; esac
+	[ -f "$D$plugin" ] || fail "the snippet's plugin $plugin is not installed"
+	[ -x "$D$PREFIX/libexec/famfs/famfs-slurm-job-alive" ] || fail "famfs-slurm-job-alive not installed"
+	pass "the plugstack.conf.d snippet names the installed famfs_slurm.so"
+fi
 
 exec_start=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$D$UNITDIR/famfsd.service")
 [ "$exec_start" = "$PREFIX/sbin/famfsd" ] || fail "ExecStart=$exec_start, installed $PREFIX/sbin/famfsd"

@@ -13,8 +13,12 @@ echo "$out"
 tags=$(grep -E '^[EWIPX]: ' <<<"$out")
 [ -z "$tags" ] || { echo "FAIL: lintian tags:"; echo "$tags"; exit 1; }
 n=$(ls ./*.deb | grep -vc dbgsym)
-[ "$n" = 4 ] || { echo "FAIL: $n packages, want 4 (libfamfs0 famfs famfsd famfs-dkms)"; exit 1; }
+[ "$n" = 5 ] || { echo "FAIL: $n packages, want 5 (libfamfs0 famfs famfsd famfs-slurm famfs-dkms)"; exit 1; }
 # famfs-cli dlopens libcurl: no shlibs scan sees it (packaging/README.md)
 dep=$(dpkg-deb -f ./famfs_*.deb Depends)
 grep -qE '(^|, )libcurl4 \(>= ' <<<"$dep" || { echo "FAIL: famfs Depends lacks libcurl4: $dep"; exit 1; }
-echo "ok: lintian clean on $n packages (+dbgsym); famfs depends on libcurl4"
+# a SPANK plugin loads only into the Slurm release it was built against
+dep=$(dpkg-deb -f ./famfs-slurm_*.deb Depends)
+grep -qE 'slurm-wlm-basic-plugins \(>= [0-9]+\.[0-9]+\), slurm-wlm-basic-plugins \(<< [0-9]+\.[0-9]+~\)' <<<"$dep" ||
+	{ echo "FAIL: famfs-slurm Depends lacks its Slurm release: $dep"; exit 1; }
+echo "ok: lintian clean on $n packages (+dbgsym); famfs depends on libcurl4, famfs-slurm on its Slurm release"

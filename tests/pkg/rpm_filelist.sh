@@ -2,7 +2,7 @@
 # pkg.rpm DEBDIR WORK: packaging/rpm/famfs.spec builds with rpmbuild
 # (Debian's rpm), rpmlint has nothing to say (with the explained filters
 # in packaging/rpm/famfs.rpmlintrc), and every RPM holds the same files as
-# its Debian counterpart (famfs, famfsd, famfs-dkms; famfs-libs =
+# its Debian counterpart (famfs, famfsd, famfs-slurm, famfs-dkms; famfs-libs =
 # libfamfs0), after the layout differences packaging/README.md lists:
 # %{_libdir} /usr/lib64 = /usr/lib/x86_64-linux-gnu, units in
 # /usr/lib/systemd/system = /lib/systemd/system, and each format's own
@@ -26,10 +26,10 @@ debfiles() {  # files (not directories) of a .deb, normalised
 }
 rpmfiles() {
 	rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$1" | awk '$1 !~ /^d/ { print $2 }' |
-		grep -Ev '^/usr/share/licenses/|^/usr/share/doc/famfs-dkms[-/]' | sort
+		grep -Ev '^/usr/share/licenses/|^/usr/share/doc/famfs-(dkms|slurm)[-/]' | sort
 }
 total=0
-for pair in famfs:famfs famfsd:famfsd libfamfs0:famfs-libs famfs-dkms:famfs-dkms; do
+for pair in famfs:famfs famfsd:famfsd libfamfs0:famfs-libs famfs-slurm:famfs-slurm famfs-dkms:famfs-dkms; do
 	d=$(ls "$DEBS/${pair%%:*}"_*.deb) r=$(ls "$W/RPMS/${pair#*:}"-[0-9]*.rpm)
 	debfiles "$d" >"$W/deb.list"; rpmfiles "$r" >"$W/rpm.list"
 	n=$(wc -l <"$W/deb.list")
@@ -40,4 +40,6 @@ done
 # famfs-cli dlopens libcurl: rpm's dependency scan does not see it
 req=$(rpm -qp --requires "$(ls "$W"/RPMS/famfs-[0-9]*.rpm)")
 grep -q '^libcurl' <<<"$req" || fail "famfs.rpm does not require libcurl: $req"
-echo "ok: rpmbuild, rpmlint clean; rpm -qlp = the .debs' file lists ($total files in 4 package pairs); famfs requires libcurl"
+req=$(rpm -qp --requires "$(ls "$W"/RPMS/famfs-slurm-[0-9]*.rpm)")
+grep -qE '^slurm\(x86-64\) < [0-9]+\.[0-9]+\.999$' <<<"$req" || fail "famfs-slurm.rpm does not require its Slurm release: $req"
+echo "ok: rpmbuild, rpmlint clean; rpm -qlp = the .debs' file lists ($total files in 5 package pairs); famfs requires libcurl, famfs-slurm its Slurm release"

@@ -37,15 +37,22 @@ SLURMD_PID=
 BG_PIDS=()
 export SLURM_CONF=$T/slurm/slurm.conf
 trap cleanup EXIT
+# an interrupted run (timeout(1), ^C) cleans up too
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
-# The slurmstepd processes of this test's slurmd: they carry its
-# SLURM_CONF in their environment (slurmd passes its own on).
-our_stepds() {
-	local p
-	for p in $(pgrep -x slurmstepd); do
+# Processes of this test's Slurm: its slurmstepds and the job tasks carry
+# its SLURM_CONF in their environment (slurmd and srun pass it on).
+# our_procs [NAME]: their pids (those named NAME), this shell left out.
+our_procs() {
+	local p pids
+	if [ $# -gt 0 ]; then pids=$(pgrep -x "$1"); else pids=$(ls /proc | grep -E '^[0-9]+$'); fi
+	for p in $pids; do
+		[ "$p" = $$ ] && continue
 		{ tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qx "SLURM_CONF=$SLURM_CONF" && echo "$p"
 	done
 }
+our_stepds() { our_procs slurmstepd; }
 
 stop_pid() {  # stop_pid PID: TERM, then KILL after 5 s
 	local p=$1
@@ -73,6 +80,9 @@ cleanup() {
 	for m in $(awk -v t="$T" 'index($5, t) == 1 { print $5 }' /proc/self/mountinfo | sort -r); do
 		umount "$m" 2>/dev/null || fusermount3 -u -z "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
 	done
+	# what is left with this test's SLURM_CONF: the tasks of a step whose
+	# slurmstepd was killed, a famfs-fused whose mount is gone
+	for p in $(our_procs); do kill -KILL "$p" 2>/dev/null; done
 	if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
 		for l in "$T"/famfsd/famfsd.log "$T"/slurm/slurmctld.log "$T"/slurm/slurmd.log; do
 			[ -f "$l" ] && { echo "---- $l ----"; tail -40 "$l"; }

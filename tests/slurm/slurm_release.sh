@@ -68,17 +68,15 @@ wait_for 60 "famfsd to reap the hold of ended job $JOB" reaped
 get /metrics | grep -q '^famfs_holds_reaped_total 1$' ||
 	fail "famfs_holds_reaped_total: $(get /metrics | grep holds_reaped)"
 has_hold "$alive" || fail "the hold of running job $alive was reaped"
-scancel "$alive"
-wait_for 30 "the hold of job $alive to go" no_holds
 pass "a hold whose epilog found no famfsd survives famfsd's restart and is reaped once its job has ended (counted); a running job's is kept"
 
 # 4. famfs-slurm-job-alive
 alive_rc() { "$JOB_ALIVE" "$1" >"$T/alive.out" 2>&1; echo $?; }
-start_held_job probe
-[ "$(alive_rc "slurm:$JOB")" = 0 ] || fail "running job $JOB: $(cat "$T/alive.out")"
-scancel "$JOB"
-wait_for 30 "job $JOB to end" job_ended "$JOB"
-[ "$(alive_rc "slurm:$JOB")" = 1 ] || fail "ended job $JOB: $(cat "$T/alive.out")"
+[ "$(alive_rc "slurm:$alive")" = 0 ] || fail "running job $alive: $(cat "$T/alive.out")"
+scancel "$alive"
+wait_for 30 "the hold of job $alive to go" no_holds
+wait_for 30 "job $alive to end" job_ended "$alive"
+[ "$(alive_rc "slurm:$alive")" = 1 ] || fail "ended job $alive: $(cat "$T/alive.out")"
 [ "$(alive_rc slurm:999999)" = 1 ] || fail "a job slurmctld does not know: $(cat "$T/alive.out")"
 [ "$(alive_rc other:12)" = 2 ] || fail "a non-Slurm owner: $(cat "$T/alive.out")"
 grep -q "'other:12' is not slurm:<jobid>" "$T/alive.out" || fail "message: $(cat "$T/alive.out")"
