@@ -68,12 +68,17 @@ static int mkdir_p(const char *dir)
 	return mkdir(p, 0755) && errno != EEXIST ? -errno : 0;
 }
 
-/* A pin that is a mount and answers (a dead FUSE server: ENOTCONN). */
-static bool pin_alive(const char *pin)
+/* A pin that is a bind mount of @mnt as it is now: a pin of a FUSE
+ * server that died (and was started again) has the old connection's
+ * device. Read from mountinfo only: a hung FUSE server cannot block the
+ * check, which runs under the state lock.
+ */
+static bool pin_alive(const char *pin, const char *mnt)
 {
-	struct stat st;
+	char a[64], b[64];
 
-	return !stat(pin, &st) && mountinfo_has(pin);
+	return mountinfo_dev(pin, a, sizeof(a)) &&
+	       mountinfo_dev(mnt, b, sizeof(b)) && !strcmp(a, b);
 }
 
 /* The read-only bind mount of @src at @pin. */
@@ -187,7 +192,7 @@ int holds_take(const char *dataset, long long gen, const char *gen_path,
 	int r = 0;
 
 	holds_pin_path(pin, sizeof(pin), dataset, gen);
-	if (!gen_holds(dataset, gen) || !pin_alive(pin)) {
+	if (!gen_holds(dataset, gen) || !pin_alive(pin, m->path)) {
 		snprintf(src, sizeof(src), "%s%s", m->path, gen_path);
 		if (mountinfo_has(pin))
 			pin_drop(pin);   /* a dead one, or left by a crash */
@@ -366,10 +371,12 @@ void holds_tick(void)
 	if (!gen_trylock())
 		return;
 	last = now;
-	st = store_prep(famfsd.db, "SELECT DISTINCT dataset, generation, path "
-			"FROM holds ORDER BY dataset, generation");
+	st = store_prep(famfsd.db, "SELECT DISTINCT h.dataset, h.generation, "
+			"h.path, coalesce(m.path, '') FROM holds h LEFT JOIN "
+			"mounts m ON m.name=h.mount ORDER BY h.dataset, "
+			"h.generation");
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		if (!pin_alive(text(st, 2)))
+		if (!pin_alive(text(st, 2), text(st, 3)))
 			repair(text(st, 0), sqlite3_column_int64(st, 1),
 			       text(st, 2));
 	}

@@ -56,5 +56,9 @@ const char *mount_backend_default(char *const *devs, unsigned ndev);
 
 /* /proc/self/mountinfo: is @path a mount point? */
 bool mountinfo_has(const char *path);
+/* The "major:minor" of the mount on top at @path (mountinfo, no stat(2):
+ * a hung FUSE server cannot block it); false when @path is no mount.
+ */
+bool mountinfo_dev(const char *path, char *dev, size_t len);
 
 #endif

@@ -60,6 +60,38 @@ bool mountinfo_has(const char *path)
 	return found;
 }
 
+bool mountinfo_dev(const char *path, char *dev, size_t len)
+{
+	char line[8192], real[4096];
+	bool found = false;
+	FILE *f;
+
+	if (!realpath(path, real))
+		snprintf(real, sizeof(real), "%s", path);
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return false;
+	/* the last entry of @path is the one on top */
+	while (fgets(line, sizeof(line), f)) {
+		char *save = NULL, *tok = strtok_r(line, " ", &save), *d = NULL;
+
+		for (int i = 0; tok && i < 4; i++) {
+			if (i == 2)
+				d = tok;
+			tok = strtok_r(NULL, " ", &save);
+		}
+		if (!tok || !d)
+			continue;
+		unescape(tok);
+		if (!strcmp(tok, real) || !strcmp(tok, path)) {
+			snprintf(dev, len, "%s", d);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
 static int run_wait(char *const argv[])
 {
 	pid_t pid = fork();
