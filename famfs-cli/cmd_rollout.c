@@ -19,7 +19,7 @@ static const char usage[] =
 "\n"
 "A dataset's generations on its filesystem's master:\n"
 "  history  each generation with its state (serving, kept), time, files,\n"
-"           bytes and source digest, newest first\n"
+"           bytes, holds on this host and source digest, newest first\n"
 "  undo     switch back to the newest kept generation, the same atomic way\n"
 "           a refresh switches; the one that served is kept instead\n"
 "  -o, --output FORMAT  table (default), wide, name, json, yaml (history)\n"
@@ -33,10 +33,10 @@ static int history(const struct client_opts *o, const char *name)
 {
 	static const char *const cols[] = {
 		"GENERATION=generation", "STATE=state", "CREATED=created",
-		"FILES=files", "BYTES=~bytes", "JOB=job", "+PATH=path",
-		"+DIGEST=digest" };
+		"FILES=files", "BYTES=~bytes", "JOB=job", "HELD=held",
+		"+PATH=path", "+DIGEST=digest" };
 	static const struct cli_table table = { "generation", "generation",
-						cols, 8 };
+						cols, 9 };
 	json_object *ds = NULL, *gens;
 	char path[512];
 	int r;

@@ -143,26 +143,25 @@ static bool exists_on(const struct hold_mount *m, const char *path)
 	return !stat(p, &st) && S_ISDIR(st.st_mode);
 }
 
-bool holds_visible(const struct hold_mount *m, const char *dataset,
-		   const char *gen_path)
+void holds_prev_retired(const char *dataset, char *buf, size_t len)
 {
-	sqlite3_stmt *st;
-	bool ok;
+	sqlite3_stmt *st = store_prep(famfsd.db, "SELECT path FROM "
+		"dataset_generations WHERE dataset=? AND state='kept' ORDER BY "
+		"retired DESC LIMIT 1");
 
+	buf[0] = '\0';
+	store_bind_text(st, 1, dataset);
+	if (st && sqlite3_step(st) == SQLITE_ROW)
+		snprintf(buf, len, "%s", text(st, 0));
+	sqlite3_finalize(st);
+}
+
+bool holds_visible(const struct hold_mount *m, const char *gen_path,
+		   const char *prev)
+{
 	if (strcmp(m->state, "mounted") || !exists_on(m, gen_path))
 		return false;
-	if (!strcmp(m->role, "master"))
-		return true;
-	/* a client: the tree the last switch retired is where that switch
-	 * put it once the client has replayed it
-	 */
-	st = store_prep(famfsd.db, "SELECT path FROM dataset_generations "
-			"WHERE dataset=? AND state='kept' ORDER BY retired DESC "
-			"LIMIT 1");
-	store_bind_text(st, 1, dataset);
-	ok = !st || sqlite3_step(st) != SQLITE_ROW || exists_on(m, text(st, 0));
-	sqlite3_finalize(st);
-	return ok;
+	return !strcmp(m->role, "master") || !prev[0] || exists_on(m, prev);
 }
 
 /* How many holds generation @gen of @dataset has. */
@@ -182,25 +181,42 @@ static int gen_holds(const char *dataset, long long gen)
 	return n;
 }
 
-int holds_take(const char *dataset, long long gen, const char *gen_path,
-	       const struct hold_mount *m, const char *owner,
-	       const char *note, int64_t *id, char *why, size_t len)
+bool holds_pin_ready(const char *dataset, long long gen,
+		     const struct hold_mount *m)
 {
-	char pin[4200], src[8200];
-	bool made = false;
-	sqlite3_stmt *st;
-	int r = 0;
+	char pin[4200];
 
 	holds_pin_path(pin, sizeof(pin), dataset, gen);
-	if (!gen_holds(dataset, gen) || !pin_alive(pin, m->path)) {
-		snprintf(src, sizeof(src), "%s%s", m->path, gen_path);
-		if (mountinfo_has(pin))
-			pin_drop(pin);   /* a dead one, or left by a crash */
-		r = pin_make(src, pin, why, len);
-		if (r)
-			return r;
-		made = true;
-	}
+	return gen_holds(dataset, gen) && pin_alive(pin, m->path);
+}
+
+int holds_pin_make(const char *dataset, long long gen, const char *gen_path,
+		   const struct hold_mount *m, char *why, size_t len)
+{
+	char pin[4200], src[8200];
+
+	holds_pin_path(pin, sizeof(pin), dataset, gen);
+	snprintf(src, sizeof(src), "%s%s", m->path, gen_path);
+	if (mountinfo_has(pin))
+		pin_drop(pin);   /* a dead one, or left by a crash */
+	return pin_make(src, pin, why, len);
+}
+
+int holds_record(const char *dataset, long long gen, const char *gen_path,
+		 const struct hold_mount *m, const char *owner,
+		 const char *note, int64_t *id, char *why, size_t len)
+{
+	char pin[4200];
+	sqlite3_stmt *st;
+	int r;
+
+	holds_pin_path(pin, sizeof(pin), dataset, gen);
+	/* the generation's last other hold was released since the pin was
+	 * checked: its pin went with it
+	 */
+	if (!pin_alive(pin, m->path) &&
+	    (r = holds_pin_make(dataset, gen, gen_path, m, why, len)))
+		return r;
 	st = store_prep(famfsd.db, "INSERT INTO holds (dataset, generation, "
 			"owner, note, path, mount, created) VALUES "
 			"(?, ?, ?, ?, ?, ?, ?)");
@@ -218,7 +234,7 @@ int holds_take(const char *dataset, long long gen, const char *gen_path,
 	if (r) {
 		snprintf(why, len, "cannot record the hold: %s",
 			 sqlite3_errmsg(famfsd.db));
-		if (made)
+		if (!gen_holds(dataset, gen))
 			pin_drop(pin);
 		return r;
 	}

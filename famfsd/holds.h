@@ -45,23 +45,40 @@ void holds_pin_path(char *buf, size_t len, const char *dataset, long long gen);
 int holds_pick_mount(const char *fs, struct hold_mount *m);
 
 /*
- * holds_visible() - true when mount @m shows generation @gen of @dataset
- * at @gen_path: the master mount at once; a client mount once its tree
- * is there and the generation retired by the same switch is at its
- * retired path (the client has replayed the switch). Switch lock held.
+ * holds_prev_retired() - the path of the generation of @dataset that the
+ * last switch retired ("" when there is none), for holds_visible().
  */
-bool holds_visible(const struct hold_mount *m, const char *dataset,
-		   const char *gen_path);
+void holds_prev_retired(const char *dataset, char *buf, size_t len);
 
 /*
- * holds_take() - record a hold of generation @gen (its tree at @gen_path
- * on @m) for @owner, and make the generation's pin if it has none.
- * Switch lock held (generation.h). 0 with *@id, or a negative errno with
+ * holds_visible() - true when mount @m shows the generation whose tree
+ * is at @gen_path: the master mount at once; a client mount once that
+ * tree is there and @prev (the tree the same switch retired, or "") is at
+ * its retired path (the client has replayed the switch). It looks at the
+ * mount (stat(2)): call it without the state lock, with the switch lock.
+ */
+bool holds_visible(const struct hold_mount *m, const char *gen_path,
+		   const char *prev);
+
+/* A hold is taken in three steps, all under the switch lock
+ * (generation.h), the pin made without the state lock: a FUSE server that
+ * hangs then blocks this request, not famfsd.
+ *
+ * holds_pin_ready() - true when generation @gen of @dataset has holds and
+ * a live pin from @m (state lock).
+ * holds_pin_make() - make the pin of @gen from its tree at @gen_path on
+ * @m (no state lock). 0, or a negative errno with @why.
+ * holds_record() - record the hold (state lock); makes the pin again if
+ * a release took it meanwhile. 0 with *@id, or a negative errno with
  * @why.
  */
-int holds_take(const char *dataset, long long gen, const char *gen_path,
-	       const struct hold_mount *m, const char *owner,
-	       const char *note, int64_t *id, char *why, size_t len);
+bool holds_pin_ready(const char *dataset, long long gen,
+		     const struct hold_mount *m);
+int holds_pin_make(const char *dataset, long long gen, const char *gen_path,
+		   const struct hold_mount *m, char *why, size_t len);
+int holds_record(const char *dataset, long long gen, const char *gen_path,
+		 const struct hold_mount *m, const char *owner,
+		 const char *note, int64_t *id, char *why, size_t len);
 
 /*
  * holds_release() - release @owner's holds, on @dataset or (NULL) on

@@ -3,9 +3,11 @@
  * /v1/datasets/{name}/holds and /v1/holds (docs/api.md, "Holds"; the
  * rows and pins: holds.h). POST on a dataset's holds runs without the
  * state lock while it waits for the generation to show on this host's
- * mount (timeout_seconds): each try takes the switch lock and then the
- * state lock, so that the generation the store says serves is the tree
- * it pins, and a refresh's switch waits for it (generation.h).
+ * mount (timeout_seconds): each try holds the switch lock, so that the
+ * generation the store says serves is the tree it pins and a refresh's
+ * switch waits for it (generation.h); the state lock only while it reads
+ * and records, not while it looks at the mount (a hung FUSE server blocks
+ * this request, not famfsd).
  */
 #include <errno.h>
 #include <string.h>
@@ -90,59 +92,93 @@ bool api_holds_is_post(const struct api_req *q)
 struct take {
 	const char *name, *owner, *note;
 	bool mount_tried;
+	/* what the first step found */
+	char gpath[4096], prev[4096];
+	long long gen;
+	struct hold_mount m;
+	bool pin_ok;
 };
 
-/* One try, both locks held: 0 with the response set, 1 when the
- * generation is not visible yet, -1 with an error response.
+/* The first step, both locks held: 0 with the response set (the owner's
+ * hold, or an error), 1 with @t filled for the next steps.
  */
-static int try_take(struct take *t, struct api_resp *r)
+static int plan(struct take *t, struct api_resp *r)
 {
-	char fs[128] = "", gpath[4096] = "", state[16] = "", why[512];
-	long long gen = 0;
-	struct hold_mount m;
+	char fs[128] = "", state[16] = "", why[512];
 	sqlite3_stmt *st;
 	json_object *o;
-	int64_t id;
 
 	o = one(t->name, t->owner);
 	if (o)   /* the same generation and pin as its first step saw */
 		return api_ok(r, 200, o);
+	t->gpath[0] = '\0';
+	t->gen = 0;
 	st = store_prep(famfsd.db, "SELECT d.filesystem, d.generation, d.state, "
 		"g.path FROM datasets d LEFT JOIN dataset_generations g ON "
 		"g.dataset=d.name AND g.generation=d.generation WHERE d.name=?");
 	store_bind_text(st, 1, t->name);
 	if (st && sqlite3_step(st) == SQLITE_ROW) {
 		snprintf(fs, sizeof(fs), "%s", sqlite3_column_text(st, 0));
-		gen = sqlite3_column_int64(st, 1);
+		t->gen = sqlite3_column_int64(st, 1);
 		snprintf(state, sizeof(state), "%s", sqlite3_column_text(st, 2));
 		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
-			snprintf(gpath, sizeof(gpath), "%s",
+			snprintf(t->gpath, sizeof(t->gpath), "%s",
 				 sqlite3_column_text(st, 3));
 	}
 	sqlite3_finalize(st);
 	if (!fs[0])
 		return api_error(r, 404, "not_found", "no dataset '%s'", t->name);
-	if (gen == 0 || !gpath[0])
+	if (t->gen == 0 || !t->gpath[0])
 		return api_error(r, 409, "conflict", "dataset %s has no "
 				 "generation to hold yet (%s)", t->name, state);
-	if (holds_pick_mount(fs, &m))
+	if (holds_pick_mount(fs, &t->m))
 		return api_error(r, 409, "conflict", "dataset %s: this host has "
 				 "no mount of filesystem %s", t->name, fs);
-	if (strcmp(m.state, "mounted") && !t->mount_tried &&
-	    mounts_running_pid(m.name) <= 0) {
+	if (strcmp(t->m.state, "mounted") && !t->mount_tried &&
+	    mounts_running_pid(t->m.name) <= 0) {
 		t->mount_tried = true;
-		if (mounts_start(m.name, MOUNT_WAIT_MS, why, sizeof(why)))
+		if (mounts_start(t->m.name, MOUNT_WAIT_MS, why, sizeof(why)))
 			return api_error(r, 422, "mount_failed", "mount %s of "
-					 "dataset %s: %s", m.name, t->name, why);
-		holds_pick_mount(fs, &m);
+					 "dataset %s: %s", t->m.name, t->name,
+					 why);
+		holds_pick_mount(fs, &t->m);
 	}
-	if (!holds_visible(&m, t->name, gpath))
+	holds_prev_retired(t->name, t->prev, sizeof(t->prev));
+	t->pin_ok = holds_pin_ready(t->name, t->gen, &t->m);
+	return 1;
+}
+
+/*
+ * One try, the switch lock held: 0 with the response set, 1 when the
+ * generation is not visible yet, -1 with an error response. The mount is
+ * looked at (and the pin made) without the state lock.
+ */
+static int try_take(struct take *t, struct api_resp *r)
+{
+	char why[512];
+	json_object *o;
+	int64_t id;
+	int rc;
+
+	famfsd_lock();
+	rc = plan(t, r);
+	famfsd_unlock();
+	if (rc != 1)
+		return rc;
+	if (!holds_visible(&t->m, t->gpath, t->prev))
 		return 1;
-	if (holds_take(t->name, gen, gpath, &m, t->owner, t->note, &id, why,
-		       sizeof(why)))
+	if (!t->pin_ok && holds_pin_make(t->name, t->gen, t->gpath, &t->m,
+					 why, sizeof(why)))
 		return api_error(r, 500, "internal", "dataset %s: %s", t->name,
 				 why);
-	o = one(t->name, t->owner);
+	famfsd_lock();
+	rc = holds_record(t->name, t->gen, t->gpath, &t->m, t->owner, t->note,
+			  &id, why, sizeof(why));
+	o = rc ? NULL : one(t->name, t->owner);
+	famfsd_unlock();
+	if (rc)
+		return api_error(r, 500, "internal", "dataset %s: %s", t->name,
+				 why);
 	return o ? api_ok(r, 201, o) : api_error(r, 500, "internal",
 						 "the hold was not recorded");
 }
@@ -190,9 +226,7 @@ int api_holds_post(struct api_req *q, struct api_resp *r)
 	deadline = now_ms() + timeout * 1000;
 	for (;;) {
 		gen_lock();
-		famfsd_lock();
 		rc = try_take(&t, r);
-		famfsd_unlock();
 		gen_unlock();
 		if (rc != 1)
 			return rc;

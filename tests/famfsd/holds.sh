@@ -234,6 +234,9 @@ if [ -x "${FAMFS_CLI:-}" ]; then
 	grep -q ' ds  *3  *slurm:odd1 ' <<<"$out" || fail "get holds row: $out"
 	out=$("$FAMFS_CLI" get holds -o wide --host "$SOCK") || fail "get holds -o wide: $out"
 	grep -q "$PINS/ds/3" <<<"$out" || fail "wide has no pin path: $out"
+	out=$("$FAMFS_CLI" rollout history dataset ds --host "$SOCK") || fail "rollout history: $out"
+	grep -q '^GENERATION .* HELD$' <<<"$out" && grep -q '^3  *serving .* 2$' <<<"$out" &&
+		grep -q '^2  *kept .* 0$' <<<"$out" || fail "rollout history HELD: $out"
 	out=$("$FAMFS_CLI" get holds -o json --host "$SOCK") || fail "get holds -o json: $out"
 	[ "$(jq_get "$out" items.1.owner)" = slurm:live1 ] || fail "json: $out"
 	"$FAMFS_CLI" release hold ds --host "$SOCK" >/dev/null 2>&1; [ $? = 2 ] || fail "release without --owner: not a usage error"
