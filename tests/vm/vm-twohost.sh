@@ -108,7 +108,7 @@ for i in 0 1; do
 	rc=$?
 	log=${LOGS[$i]}
 	echo "vm2.boot: host $((i + 1)): qemu rc=$rc wall=$(($(date +%s) - t0))s console=$log"
-	grep -a -E '^FAMFS-VM-(TEST|BEGIN|END)' "$log"
+	grep -a -E '^FAMFS-VM-(TEST|BEGIN|END|LATENCY)' "$log"
 	if ! "$HERE/console-clean.sh" "$log"; then
 		echo "vm2.boot: FAIL: kernel oops/WARN/BUG on host $((i + 1))'s console"
 		status=1

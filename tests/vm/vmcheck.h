@@ -57,5 +57,10 @@ int keep_mmap(const char *path, const char *flag);
 int map_save(const char *mnt, const char *path, const char *out);
 int map_overlap(const char *mnt, const char *saved, const char *path);
 int master_unlocked(const char *dev);
+int open_meta_read(const char *mnt, struct famfs_fs **fs);
+int held(const char *mnt);
+/* vmcheck_switch.c */
+int switch_latency(const char *mnt, const char *file, const char *want,
+		   const char *ready);
 
 #endif
