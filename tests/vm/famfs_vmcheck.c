@@ -39,9 +39,17 @@
  *                                 uid 1234, mtime 1e18 ns)
  *   keep-mmap FILE FLAG           mmap FILE, touch FLAG.ready, wait for
  *                                 FLAG: the bytes must not have changed
+ *                                 (also checked, one line each, whenever
+ *                                 FLAG.check appears; it is removed)
  *   map-save MOUNTPOINT PATH OUT  PATH's map items to OUT
  *   map-overlap MOUNTPOINT SAVED PATH
  *                                 exit 0 if PATH's map overlaps SAVED's
+ *   switch-latency MOUNTPOINT FILE WANT READY
+ *                                 create READY, then time from the next
+ *                                 EXCHANGE in the log to FILE's first
+ *                                 line being WANT on the mount
+ *   held MOUNTPOINT               the module's FAMFS_IOC_HELD: removed
+ *                                 files still open or mapped, lowest seq
  *   unlocked DEV                  exit 0 if no master holds DEV's lock
  *   replay-bench DEV MOUNTPOINT ROUNDS
  *                                 client kernel mounts of DEV (the
@@ -117,6 +125,10 @@ int main(int argc, char **argv)
 		return map_overlap(argv[2], argv[3], argv[4]);
 	if (argc == 5 && !strcmp(cmd, "replay-bench"))
 		return replay_bench(argv[2], argv[3], seed_arg(argv[4]));
+	if (argc == 6 && !strcmp(cmd, "switch-latency"))
+		return switch_latency(argv[2], argv[3], argv[4], argv[5]);
+	if (argc == 3 && !strcmp(cmd, "held"))
+		return held(argv[2]);
 	if (argc == 3 && !strcmp(cmd, "unlocked"))
 		return master_unlocked(argv[2]);
 	if (argc == 3 && !strcmp(cmd, "cat-mmap"))
@@ -126,7 +138,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "usage: famfs-vmcheck mkfs|populate|live|write-mmap|"
 		"write-io|verify-read|verify-mmap|rw-cross|pmd|bench|replay-bench|mapinfo|"
 		"badmaps|expect-rofs|grow|rename|exchange|symlink|reuse|hold|http|cat-mmap|"
-		"chmod|keep-mmap|map-save|map-overlap|unlocked ARGS (see the "
+		"chmod|keep-mmap|map-save|map-overlap|switch-latency|held|unlocked ARGS (see the "
 		"source)\n");
 	return 2;
 }

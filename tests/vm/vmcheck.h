@@ -58,6 +58,11 @@ int keep_mmap(const char *path, const char *flag);
 int map_save(const char *mnt, const char *path, const char *out);
 int map_overlap(const char *mnt, const char *saved, const char *path);
 int master_unlocked(const char *dev);
+int open_meta_read(const char *mnt, struct famfs_fs **fs);
+int held(const char *mnt);
+/* vmcheck_switch.c */
+int switch_latency(const char *mnt, const char *file, const char *want,
+		   const char *ready);
 /* vmcheck_replay.c */
 int replay_bench(const char *dev, const char *mnt, unsigned rounds);
 

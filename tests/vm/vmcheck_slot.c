@@ -10,25 +10,31 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "famfs.h"
+#include "famfs/famfs_ioctl.h"
 #include "vmcheck.h"
 
 /*
  * Map @path, copy its bytes, create FLAG.ready, wait for FLAG, then the
  * mapping must still show the same bytes (nobody wrote the memory).
+ * Meanwhile, each time FLAG.check appears, compare at once, print one
+ * line and remove FLAG.check: the test asks after each step it takes
+ * (vm2: every generation switch and removal), not only at the end.
  */
 int keep_mmap(const char *path, const char *flag)
 {
-	char ready[600];
+	char ready[600], check[600];
 	uint64_t size;
 	struct stat st;
 	uint8_t *p, *copy;
-	int fd = open_size(path, O_RDONLY, &size), same;
+	int fd = open_size(path, O_RDONLY, &size), same, bad = 0;
+	unsigned n = 0;
 
 	if (fd < 0)
 		return 1;
@@ -39,14 +45,24 @@ int keep_mmap(const char *path, const char *flag)
 		return fail("mmap", path);
 	memcpy(copy, p, size);
 	snprintf(ready, sizeof(ready), "%s.ready", flag);
+	snprintf(check, sizeof(check), "%s.check", flag);
 	fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return fail("create", ready);
 	close(fd);
 	/* the test names the moment; no deadline of our own */
-	while (stat(flag, &st) != 0)
+	while (stat(flag, &st) != 0) {
+		if (stat(check, &st) == 0) {
+			same = !memcmp(copy, p, size);
+			bad |= !same;
+			printf("%s: check %u: %s\n", path, ++n,
+			       same ? "unchanged" : "CHANGED by another writer");
+			fflush(stdout);
+			unlink(check);
+		}
 		nanosleep(&(struct timespec){ .tv_nsec = 50000000 }, NULL);
-	same = !memcmp(copy, p, size);
+	}
+	same = !memcmp(copy, p, size) && !bad;
 	munmap(p, size);
 	free(copy);
 	printf("%s: %" PRIu64 " bytes kept mapped, %s\n", path, size,
@@ -55,7 +71,7 @@ int keep_mmap(const char *path, const char *flag)
 }
 
 /* A read-only open of the filesystem through the mount's meta files. */
-static int open_meta_read(const char *mnt, struct famfs_fs **fs)
+int open_meta_read(const char *mnt, struct famfs_fs **fs)
 {
 	static char meta[FAMFS_MAX_DEVICES][512];
 	struct famfs_open_opts o = { .flags = FAMFS_OPEN_READ };
@@ -141,4 +157,26 @@ int master_unlocked(const char *dev)
 	got = flock(fd, LOCK_EX | LOCK_NB) == 0;
 	close(fd);
 	return got ? 0 : 1;
+}
+
+/*
+ * What the module of the mount at @mnt holds for its follower
+ * (FAMFS_IOC_HELD): removed files still open or mapped, the lowest seq
+ * that removed one, and the slot. "count=N min_seq=S slot=I".
+ */
+int held(const char *mnt)
+{
+	struct famfs_ioc_held h = { 0 };
+	int fd = open(mnt, O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0)
+		return fail("open", mnt);
+	if (ioctl(fd, FAMFS_IOC_HELD, &h)) {
+		close(fd);
+		return fail("FAMFS_IOC_HELD", mnt);
+	}
+	close(fd);
+	printf("count=%llu min_seq=%llu slot=%d\n", (unsigned long long)h.count,
+	       (unsigned long long)h.min_seq, h.slot);
+	return 0;
 }

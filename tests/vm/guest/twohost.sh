@@ -13,6 +13,9 @@ IP2=10.9.0.2   # host 2, twoclient
 PORT=8443
 KFS=/mnt/kfs
 WWW=/tmp/www
+# host 2 publishes generations 2..LASTGEN of the dataset (keep: 1): one
+# switch latency sample each, generation 1 removed at the switch to 3
+LASTGEN=6
 export FAMFS_CACERT=$TLS/ca.pem FAMFS_TOKEN_FILE=$TLS/token
 
 # until_for SECS WHAT CMD...: until CMD succeeds; fails naming WHAT

@@ -3,6 +3,8 @@
 # host 2 (twoclient.sh) on the same CXL memory: one famfs-cli apply over
 # https makes this host the master and host 2 a client, both on kernel
 # mounts, and ingests a dataset; host 2 reads it back byte for byte.
+# Then host 2 publishes generations 2..LASTGEN of it (sources made here)
+# while it keeps a generation-1 file mapped.
 . /tests/twohost.sh
 H2=https://$IP2:$PORT
 DATA=/tmp/data
@@ -32,7 +34,7 @@ mounts:
   - {filesystem: kfs, host: h1, path: $KFS, role: master, backend: kernel}
   - {filesystem: kfs, host: h2, path: $KFS, role: client, backend: kernel}
 datasets:
-  - {name: data, source: $DATA, filesystem: kfs}
+  - {name: data, source: $DATA, filesystem: kfs, keep: 1}
 EOY
 }
 
@@ -46,8 +48,28 @@ make_dataset() {
 	dd if=/dev/urandom of=$DATA/big.bin bs=1M count=9 2>/dev/null
 	dd if=/dev/urandom bs=12345 count=1 2>/dev/null >>$DATA/big.bin
 	dd if=/dev/urandom of=$DATA/sub/mid.bin bs=1M count=3 2>/dev/null
+	echo 1 >$DATA/gen.txt
 	(cd $DATA && find . -type f | sort | xargs md5sum) >/tmp/sums
 	cat /tmp/sums
+	make_generations
+}
+
+# The sources of generations 2..LASTGEN, for host 2's applies: the same
+# tree with gen.txt saying N, odd.bin rewritten, one file added; their
+# checksums go to host 2 as sums.N.
+make_generations() {
+	mkdir -p $WWW
+	g=2
+	while [ $g -le $LASTGEN ]; do
+		src=/tmp/gen$g
+		rm -rf $src
+		cp -a $DATA $src
+		echo $g >$src/gen.txt
+		dd if=/dev/urandom of=$src/odd.bin bs=4097 count=3 2>/dev/null
+		dd if=/dev/urandom of=$src/sub/g$g.bin bs=64k count=5 2>/dev/null
+		(cd $src && find . -type f | sort | xargs md5sum) >$WWW/sums.$g
+		g=$((g + 1))
+	done
 }
 
 # Host 2's famfsd, across the link, over TLS with the token.
@@ -127,6 +149,7 @@ master_files() {
 		[ "${got%% *}" = "$sum" ] || { echo "mmap $f: $got"; exit 1; }
 	done </tmp/sums
 	cp /tmp/sums $WWW/sums
+	cp /tmp/cluster.yaml $WWW/cluster.yaml
 }
 
 # Host 2 powers off once it has heard "finished"; this guest stays up
@@ -166,6 +189,7 @@ new_file() {
 held_while_mapped() {
 	await $IP2 holding 600
 	famfs-vmcheck map-save $KFS /data/sub/mid.bin /tmp/mid.map
+	famfs-vmcheck map-save $KFS /data/big.bin /tmp/big.map
 	fhttp DELETE /v1/files/kfs/data/sub/mid.bin
 	log_last >/tmp/delete.seq
 	for f in new1.bin new2.bin; do
@@ -180,22 +204,61 @@ held_while_mapped() {
 	[ -n "$pos" ] && [ "$pos" -lt "$(cat /tmp/delete.seq)" ]
 }
 
+# "free=N pending=N" from famfsd's /v1/filesystems/kfs
+space() {
+	fhttp GET /v1/filesystems/kfs >/tmp/fs.json
+	sed -n 's/.*"free": *\([0-9]*\).*"pending": *\([0-9]*\).*/free=\1 pending=\2/p' /tmp/fs.json
+}
+field() { sed -n "s/.*$1=\([0-9]*\).*/\1/p" "$2"; }
+
+# While host 2 maps generation 1's big.bin, it published generations
+# 2..LASTGEN (keep: 1 removed generation 1 at the switch to 3): no file
+# of the serving generation, nor the two new files, is on its memory.
+gens_not_on_held() {
+	await $IP2 generations 900
+	famfs-cli rollout history dataset data | tee /tmp/history
+	grep -w $LASTGEN /tmp/history | grep -qw serving
+	for f in $(cd $KFS/data && find . -type f | sed 's#^\.##') /new1.bin /new2.bin; do
+		case $f in /new*) p=$f ;; *) p=/data$f ;; esac
+		rc=0
+		famfs-vmcheck map-overlap $KFS /tmp/big.map $p || rc=$?
+		[ $rc = 1 ] || { echo "$p: overlap rc=$rc"; return 1; }
+	done
+	echo "no file of generation $LASTGEN is on generation 1's mapped big.bin"
+	log_last >/tmp/delete.seq
+	# what host 2 still maps waits: at least big.bin's 9 MiB + 12345 B
+	space | tee /tmp/space.held
+	[ "$(field pending /tmp/space.held)" -ge 9449017 ]
+}
+
 h2_past() {
 	pos=$(h2_position)
 	[ -n "$pos" ] && [ "$pos" -ge "$(cat /tmp/delete.seq)" ]
 }
 
-# Once host 2 unmapped it, its slot moves past the delete, and the
-# master's next open reclaims the memory and gives it to a new file. (The
+# Once host 2 unmapped both (mid.bin, and generation 1's big.bin), its
+# slot moves past the delete and generation 1's removal, and the master's
+# next open reclaims the memory and gives it to a new file. (The
 # allocator is next-fit, so the open that resets it is waited for:
 # famfsd closes a master handle idle for 30 s, which frees its lock.)
 reusable_after_unmap() {
 	await $IP2 unmapped 300
-	until_for 60 "host 2's slot past the delete" h2_past
+	until_for 60 "host 2's slot past the removals" h2_past
 	slots
 	until_for 90 "famfsd's idle master handle to close" famfs-vmcheck unlocked $DEV
 	new_file new3.bin
-	famfs-vmcheck map-overlap $KFS /tmp/mid.map /new3.bin
+	space | tee /tmp/space.after
+	echo "while held: $(cat /tmp/space.held)"
+	# nothing waits any more, and free space grew back past new3.bin
+	[ "$(field pending /tmp/space.after)" = 0 ]
+	[ "$(field free /tmp/space.after)" -gt "$(field free /tmp/space.held)" ]
+	rc=0
+	famfs-vmcheck map-overlap $KFS /tmp/mid.map /new3.bin || rc=$?
+	famfs-vmcheck map-overlap $KFS /tmp/big.map /new3.bin && {
+		echo "new3.bin is on generation 1's big.bin"
+		rc=0
+	}
+	[ $rc = 0 ]
 }
 
 check master_net net_up $IP1
@@ -215,6 +278,8 @@ failed=$((so_far | failed))
 check apply_again apply_again
 check held_while_mapped held_while_mapped
 if [ $failed = 0 ]; then say held PASS; else say held FAIL; fi
+check gens_not_on_held gens_not_on_held
+if [ $failed = 0 ]; then say gens PASS; else say gens FAIL; fi
 check reusable_after_unmap reusable_after_unmap
 # host 2's verdict on what it read; then it may power off
 check client_checks_passed await $IP2 checked 600
