@@ -438,7 +438,7 @@ static void copy_one(struct job *j, const struct ingest_item *it, struct wbatch 
 
 	if (stage(j, it, &c))
 		return;
-	if (job_copy_plain(j, &c, sd))
+	if (job_copy_plain(j, &c, sd, true))
 		drop(j, &c);
 	else
 		copied(j, &c, wb);
@@ -490,13 +490,22 @@ static bool uring_copy_held(struct job *j, struct ugroup *g, struct done_copy *c
 	struct src_state after;
 	uint64_t h, n;
 
-	/* the statx io_uring ran on the open file after the read */
+	/* the statx io_uring ran on the open file after the read (the hash
+	 * of what landed was taken meanwhile, group_landed())
+	 */
 	if (f->stat_result || src_state_of_statx(&f->stx, &after) ||
 	    !src_state_is_planned(&after, c->it))
 		return false;
-	c->hash = hash_landed(f->dst, c->size);
 	return !j->o->verify || (!hash_source(j, c->it->rel, &h, &n) &&
 				 h == c->hash && n == c->size);
+}
+
+/* A file of the group read whole: hashed where it landed (in cache). */
+static void group_landed(void *arg, unsigned i)
+{
+	struct ugroup *g = arg;
+
+	g->c[i].hash = hash_landed(g->f[i].dst, g->c[i].size);
 }
 
 /*
@@ -507,7 +516,7 @@ static bool uring_copy_held(struct job *j, struct ugroup *g, struct done_copy *c
  */
 static void read_group(struct job *j, struct ugroup *g, struct wbatch *wb)
 {
-	int r = g->n ? uring_read_files(g->u, g->sd.fd, g->f, g->n) : 0;
+	int r = g->n ? uring_read_files(g->u, g->sd.fd, g->f, g->n, group_landed, g) : 0;
 
 	if (r) {
 		uring_reader_free(g->u);
@@ -523,7 +532,7 @@ static void read_group(struct job *j, struct ugroup *g, struct wbatch *wb)
 						  memory_order_relaxed);
 			atomic_fetch_add(&j->res_uring_files, 1);
 			copied(j, c, wb);
-		} else if (!stopping(j) && !job_copy_plain(j, c, &g->sd)) {
+		} else if (!stopping(j) && !job_copy_plain(j, c, &g->sd, false)) {
 			copied(j, c, wb);
 		} else {
 			drop(j, c);
@@ -552,7 +561,7 @@ static void copy_or_stage(struct job *j, const struct ingest_item *it,
 		return;
 	dst = whole_file_dst(c);
 	if (!dst) {
-		if (job_copy_plain(j, c, &g->sd))
+		if (job_copy_plain(j, c, &g->sd, true))
 			drop(j, c);
 		else
 			copied(j, c, wb);
