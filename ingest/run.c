@@ -490,22 +490,13 @@ static bool uring_copy_held(struct job *j, struct ugroup *g, struct done_copy *c
 	struct src_state after;
 	uint64_t h, n;
 
-	/* the statx io_uring ran on the open file after the read (the hash
-	 * of what landed was taken meanwhile, group_landed())
-	 */
+	/* the statx io_uring ran on the open file after the read */
 	if (f->stat_result || src_state_of_statx(&f->stx, &after) ||
 	    !src_state_is_planned(&after, c->it))
 		return false;
+	c->hash = hash_landed(f->dst, c->size);
 	return !j->o->verify || (!hash_source(j, c->it->rel, &h, &n) &&
 				 h == c->hash && n == c->size);
-}
-
-/* A file of the group read whole: hashed where it landed (in cache). */
-static void group_landed(void *arg, unsigned i)
-{
-	struct ugroup *g = arg;
-
-	g->c[i].hash = hash_landed(g->f[i].dst, g->c[i].size);
 }
 
 /*
@@ -516,7 +507,7 @@ static void group_landed(void *arg, unsigned i)
  */
 static void read_group(struct job *j, struct ugroup *g, struct wbatch *wb)
 {
-	int r = g->n ? uring_read_files(g->u, g->sd.fd, g->f, g->n, group_landed, g) : 0;
+	int r = g->n ? uring_read_files(g->u, g->sd.fd, g->f, g->n) : 0;
 
 	if (r) {
 		uring_reader_free(g->u);

@@ -15,11 +15,6 @@
  * nearly every one; a batch of them queued at once is one wake-up. And a
  * statx of an fd costs no path lookup, where a fixed-file slot (no fd)
  * left only the statx by name.
- *
- * The third submit does not wait: while the worker runs the statxes the
- * caller hashes the files just read (the landed callback), and by the
- * time it asks for the completions they are mostly there, so the thread
- * does not sleep and get woken once more for every group.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -139,35 +134,6 @@ static int run_batch(struct uring_reader *u, void *arg, unsigned want,
 	return seen == asked ? 0 : -EIO;
 }
 
-/* Take @want completions of requests already submitted (as run_batch):
- * one wait for all of them, then each as it is there.
- */
-static int reap(struct uring_reader *u, void *arg, unsigned want,
-		void (*fn)(struct uring_reader *, void *, unsigned, unsigned, int))
-{
-	struct io_uring_cqe *cqe;
-	int r;
-
-	do
-		r = want ? io_uring_wait_cqe_nr(&u->ring, &cqe, want) : 0;
-	while (r == -EINTR);
-	if (r)
-		return r;
-	for (unsigned seen = 0; seen < want;) {
-		r = io_uring_wait_cqe(&u->ring, &cqe);
-
-		if (r == -EINTR)
-			continue;
-		if (r)
-			return r;
-		fn(u, arg, (unsigned)(cqe->user_data >> 2),
-		   (unsigned)(cqe->user_data & 3), cqe->res);
-		io_uring_cqe_seen(&u->ring, cqe);
-		seen++;
-	}
-	return 0;
-}
-
 static void took(struct uring_reader *u, void *arg, unsigned i, unsigned op,
 		 int res)
 {
@@ -194,7 +160,7 @@ static void close_left(struct uring_reader *u, unsigned n)
 }
 
 int uring_read_files(struct uring_reader *u, int root, struct uring_file *f,
-		     unsigned n, void (*landed)(void *arg, unsigned i), void *arg)
+		     unsigned n)
 {
 	unsigned want = 0;
 	int r;
@@ -232,20 +198,8 @@ int uring_read_files(struct uring_reader *u, int root, struct uring_file *f,
 		io_uring_prep_close(sqe_for(u, i, OP_CLOSE), u->fd[i]);
 		want++;
 	}
-	if (!r) {
-		/* the caller hashes while the kernel runs the statxes */
-		int k = io_uring_submit(&u->ring);
-
-		for (unsigned i = 0; k == (int)want && i < n; i++)
-			if (f[i].result == (int)f[i].size)
-				landed(arg, i);
-		/* a batch taken in part: wait for what went, then fail the
-		 * ring, as run_batch() does
-		 */
-		r = k < 0 ? k : reap(u, f, (unsigned)k, took);
-		if (!r && (unsigned)k != want)
-			r = -EIO;
-	}
+	if (!r)
+		r = run_batch(u, f, want, took);
 	close_left(u, n);
 	return r;
 }
@@ -286,9 +240,9 @@ void uring_reader_free(struct uring_reader *u)
 }
 
 int uring_read_files(struct uring_reader *u, int root, struct uring_file *f,
-		     unsigned n, void (*landed)(void *arg, unsigned i), void *arg)
+		     unsigned n)
 {
-	(void)u; (void)root; (void)f; (void)n; (void)landed; (void)arg;
+	(void)u; (void)root; (void)f; (void)n;
 	return -ENOSYS;
 }
 

@@ -38,15 +38,12 @@ void uring_reader_free(struct uring_reader *u);
  * directory fd; famfs ingest passes each file's own) without
  * following symlinks, read its size bytes into dst, statx the open file
  * once the read is done (what the source says after the copy), close it:
- * three submits. While the kernel runs the statxes, @landed(@arg, i) is
- * called for each file i read whole (its bytes are in dst; what the
- * statx says is not known yet). Fills every f[i].result and, for a file
- * read whole, f[i].stat_result. Returns 0, or -errno if the ring itself
- * failed (then the reader must not be used again; the results say
- * nothing).
+ * three submits. Fills every f[i].result and, for a file read whole,
+ * f[i].stat_result. Returns 0, or -errno if the ring itself failed (then
+ * the reader must not be used again; the results say nothing).
  */
 int uring_read_files(struct uring_reader *u, int root, struct uring_file *f,
-		     unsigned n, void (*landed)(void *arg, unsigned i), void *arg);
+		     unsigned n);
 
 /* Names one uring_stat_names() call stats, at most. */
 #define URING_STAT_BATCH (URING_GROUP_FILES * 2)
