@@ -2,10 +2,12 @@
 /*
  * Copying one file: each piece read from the source straight into the
  * device memory the file's map points at (one copy) and hashed there,
- * and the copy checked against the source: the open file's fstat before
- * and after must agree (size, mtime, ctime, inode), with --verify its
- * bytes read again must hash the same. A file that changed is copied
- * again, then refused: never committed (docs/ingest.md).
+ * and the copy checked against the source: what the source said before
+ * (the plan's stat for a first copy, the open file's fstat for a copy
+ * made again) and the open file's fstat after must agree (size, mtime,
+ * ctime, inode), with --verify its bytes read again must hash the same.
+ * A file that changed is copied again, then refused: never committed
+ * (docs/ingest.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -166,14 +168,17 @@ static int restage(struct job *j, struct done_copy *c, uint64_t size)
 }
 
 /*
- * One copy with plain system calls, checked: the open file's fstat
- * before and after the copy must agree (size, mtime, ctime, inode), and
- * with --verify its bytes read again must hash as the copy did. A file
- * that changed since the plan is copied as it is now (its new size
- * reserved). Returns 0, -ESTALE (it changed: copy again), -ENOENT (it is
- * gone; refused) or another -errno (the job failed).
+ * One copy with plain system calls, checked: the source before the copy
+ * (@planned: what the plan's stat said, no fstat; else the open file's
+ * fstat) and the open file's fstat after it must agree (size, mtime,
+ * ctime, inode), and with --verify its bytes read again must hash as the
+ * copy did. Without @planned, a file that changed since the plan is
+ * copied as it is now (its new size reserved). Returns 0, -ESTALE (it
+ * changed: copy again), -ENOENT (it is gone; refused) or another -errno
+ * (the job failed).
  */
-static int copy_checked(struct job *j, struct done_copy *c, struct src_dir *sd)
+static int copy_checked(struct job *j, struct done_copy *c, struct src_dir *sd,
+			bool planned)
 {
 	struct src_state before, after;
 	int fd = job_open_source(j, sd, c->it), err = errno, r;
@@ -189,7 +194,9 @@ static int copy_checked(struct job *j, struct done_copy *c, struct src_dir *sd)
 		fail(j, -err, "source %s: %s", c->it->rel, strerror(err));
 		return -err;
 	}
-	r = src_state_of_fd(fd, &before);
+	if (planned)
+		src_state_of_plan(c->it, &before);
+	r = planned ? 0 : src_state_of_fd(fd, &before);
 	if (!r && !src_state_is_planned(&before, c->it)) {
 		seen_changing(j, c);
 		c->mtime_ns = before.mtime_ns;
@@ -209,14 +216,23 @@ static int copy_checked(struct job *j, struct done_copy *c, struct src_dir *sd)
 }
 
 /* The copy with plain system calls, made again while the source changes
- * under it, up to the job's tries; then the file is refused.
+ * under it, up to the job's tries; then the file is refused. A first
+ * copy (@first) takes the plan's stat for its "before", as an io_uring
+ * copy does: one fstat fewer a file. When the file changed since the
+ * plan, that copy does not count as a try: the tries check both sides.
  */
-int job_copy_plain(struct job *j, struct done_copy *c, struct src_dir *sd)
+int job_copy_plain(struct job *j, struct done_copy *c, struct src_dir *sd, bool first)
 {
 	char why[64];
 
+	if (first) {
+		int r = copy_checked(j, c, sd, true);
+
+		if (r != -ESTALE)
+			return r;
+	}
 	for (unsigned tries = 1;; tries++) {
-		int r = copy_checked(j, c, sd);
+		int r = copy_checked(j, c, sd, false);
 
 		if (r != -ESTALE)
 			return r;

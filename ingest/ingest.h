@@ -31,6 +31,7 @@ struct ingest_item {
 	uint32_t name_off;      /* its last component: rel + name_off */
 	uint64_t size;
 	uint64_t mtime_ns;
+	uint64_t ctime_ns;      /* the copy's "before" (source_change.h) */
 	uint32_t mode, uid, gid;
 	uint64_t src_dev, src_ino; /* hard links are found by these */
 	uint64_t alloc_blocks;  /* st_blocks * 512, to spot sparse files */

@@ -438,7 +438,7 @@ static void copy_one(struct job *j, const struct ingest_item *it, struct wbatch 
 
 	if (stage(j, it, &c))
 		return;
-	if (job_copy_plain(j, &c, sd))
+	if (job_copy_plain(j, &c, sd, true))
 		drop(j, &c);
 	else
 		copied(j, &c, wb);
@@ -523,7 +523,7 @@ static void read_group(struct job *j, struct ugroup *g, struct wbatch *wb)
 						  memory_order_relaxed);
 			atomic_fetch_add(&j->res_uring_files, 1);
 			copied(j, c, wb);
-		} else if (!stopping(j) && !job_copy_plain(j, c, &g->sd)) {
+		} else if (!stopping(j) && !job_copy_plain(j, c, &g->sd, false)) {
 			copied(j, c, wb);
 		} else {
 			drop(j, c);
@@ -552,7 +552,7 @@ static void copy_or_stage(struct job *j, const struct ingest_item *it,
 		return;
 	dst = whole_file_dst(c);
 	if (!dst) {
-		if (job_copy_plain(j, c, &g->sd))
+		if (job_copy_plain(j, c, &g->sd, true))
 			drop(j, c);
 		else
 			copied(j, c, wb);

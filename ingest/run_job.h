@@ -103,9 +103,10 @@ int job_hash_fd(int fd, uint64_t *h, uint64_t *size);
  * job_copy_plain() - copy @c's source into its reservation with plain
  * system calls, checked (copy.c): made again while the source changes
  * under it, up to the job's tries; then refused (named in the result).
- * 0: copied, ready to commit; else -errno and nothing to commit (the
- * caller gives the reservation back).
+ * @first: no copy of it was tried yet (an io_uring copy that did not
+ * hold was one). 0: copied, ready to commit; else -errno and nothing to
+ * commit (the caller gives the reservation back).
  */
-int job_copy_plain(struct job *j, struct done_copy *c, struct src_dir *sd);
+int job_copy_plain(struct job *j, struct done_copy *c, struct src_dir *sd, bool first);
 
 #endif

@@ -61,11 +61,19 @@ bool src_state_same(const struct src_state *a, const struct src_state *b)
 	       a->ctime_ns == b->ctime_ns && a->dev == b->dev && a->ino == b->ino;
 }
 
-/* The plan has no ctime: size, mtime and the inode are what it saw. */
+void src_state_of_plan(const struct ingest_item *it, struct src_state *s)
+{
+	*s = (struct src_state){ .size = it->size, .mtime_ns = it->mtime_ns,
+				 .ctime_ns = it->ctime_ns, .dev = it->src_dev,
+				 .ino = it->src_ino };
+}
+
 bool src_state_is_planned(const struct src_state *s, const struct ingest_item *it)
 {
-	return s->size == it->size && s->mtime_ns == it->mtime_ns &&
-	       s->dev == it->src_dev && s->ino == it->src_ino;
+	struct src_state p;
+
+	src_state_of_plan(it, &p);
+	return src_state_same(s, &p);
 }
 
 int ingest_names_add(struct ingest_names *l, const char *fmt, ...)

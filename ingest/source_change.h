@@ -22,7 +22,9 @@ int src_state_of_fd(int fd, struct src_state *s);
 /* From a statx() result: 0, or -EIO when it lacks size, times or inode. */
 int src_state_of_statx(const struct statx *x, struct src_state *s);
 bool src_state_same(const struct src_state *a, const struct src_state *b);
-/* The file is as the plan found it (size, mtime, inode). */
+/* What the plan's stat of the file said: the "before" of its first copy. */
+void src_state_of_plan(const struct ingest_item *it, struct src_state *s);
+/* The file is as the plan found it (size, mtime, ctime, inode). */
 bool src_state_is_planned(const struct src_state *s, const struct ingest_item *it);
 
 /* Add "printf(...)" to @l (callers hold the job's lock); -ENOMEM. */

@@ -59,6 +59,8 @@ static void fill_attrs(struct ingest_item *it, const struct stat *st)
 	it->size = (uint64_t)st->st_size;
 	it->mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000ULL +
 		       (uint64_t)st->st_mtim.tv_nsec;
+	it->ctime_ns = (uint64_t)st->st_ctim.tv_sec * 1000000000ULL +
+		       (uint64_t)st->st_ctim.tv_nsec;
 	it->mode = st->st_mode & 07777;
 	it->uid = st->st_uid;
 	it->gid = st->st_gid;
@@ -133,7 +135,8 @@ static int stat_all(struct walk *w, int dfd, struct dents *l)
 {
 	struct uring_stat b[URING_STAT_BATCH];
 	const unsigned need = STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID |
-			      STATX_INO | STATX_SIZE | STATX_BLOCKS | STATX_MTIME;
+			      STATX_INO | STATX_SIZE | STATX_BLOCKS | STATX_MTIME |
+			      STATX_CTIME;
 
 	l->st = malloc((l->n + 1) * sizeof(*l->st));
 	l->err = calloc(l->n + 1, sizeof(*l->err));

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Paired A/B of two famfs-cli builds in the same run: FILES small files
-# (4-64 KiB, gen_tree.py) on a loop-mounted XFS image, warm in the page
-# cache, ingested by A and by B back to back in every round (B first on
+# (4-64 KiB, gen_tree.py), or with TREE=dataset a tree of FILES files laid
+# out like an image dataset (gen_dataset.py: class directories, ~110 KB
+# images), on a loop-mounted XFS image, warm in the page cache, ingested by A and by B back to back in every round (B first on
 # even rounds, so neither always runs first), each into fresh emulated
 # devices on a huge=always tmpfs. Only the ingest is measured: wall
 # seconds and CPU seconds (perf stat task-clock, all threads), compared on
@@ -10,7 +11,7 @@
 # rounds). Prints each round, then the median CPU A/B: under 1 A is
 # cheaper. (Instructions retired would be steadier still; the VM this
 # was written on has no PMU.)
-# Usage (root): bench/ingest/ab.sh CLI_A CLI_B [FILES] [ROUNDS]
+# Usage (root): [TREE=dataset] bench/ingest/ab.sh CLI_A CLI_B [FILES] [ROUNDS]
 set -eu
 A=$(realpath "$1"); B=$(realpath "$2"); N=${3:-20000}; ROUNDS=${4:-7}
 HERE=$(dirname "$(realpath "$0")")
@@ -23,11 +24,20 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 mkdir -p "$W/xfs" "$W/devs"
-mount -t tmpfs -o huge=always,size=3G famfs-bench-ab "$W/devs"
-truncate -s $(( N / 10 + 512 ))M "$W/xfs.img"; mkfs.xfs -q "$W/xfs.img"
+if [ "${TREE:-small}" = dataset ]; then
+	IMG=$(( N * 3 / 20 + 512 )); DEV=$(( (N * 3 / 80 / 1024 + 1) * 1024 ))MiB
+else
+	IMG=$(( N / 10 + 512 )); DEV=512MiB
+fi
+mount -t tmpfs -o huge=always,size=$(( ${DEV%MiB} * 4 + 512 ))M famfs-bench-ab "$W/devs"
+truncate -s ${IMG}M "$W/xfs.img"; mkfs.xfs -q "$W/xfs.img"
 LOOP=$(losetup --direct-io=on -f --show "$W/xfs.img")
 mount "$LOOP" "$W/xfs"
-python3 "$HERE/gen_tree.py" "$W/xfs/src" "$N" 0 0
+if [ "${TREE:-small}" = dataset ]; then
+	python3 "$HERE/gen_dataset.py" "$W/xfs/src" "$N"
+else
+	python3 "$HERE/gen_tree.py" "$W/xfs/src" "$N" 0 0
+fi
 sync -f "$W/xfs"
 find "$W/xfs/src" -type f -print0 | xargs -0 cat > /dev/null
 # "WALL CPU" seconds of one command
@@ -41,7 +51,7 @@ secs() {
 }
 ingest() { # CLI: fresh devices, mkfs, then the timed ingest
 	rm -f "$W"/devs/*
-	"$1" mkemul --size 512MiB "$W"/devs/dev{0,1,2,3}
+	"$1" mkemul --size "$DEV" "$W"/devs/dev{0,1,2,3}
 	"$1" mkfs --log-size 64MiB "$W"/devs/dev{0,1,2,3} > /dev/null
 	secs "$1" ingest -d "$W/devs/dev0" -d "$W/devs/dev1" -d "$W/devs/dev2" \
 		-d "$W/devs/dev3" --manifest "$W/devs/m.db" "$W/xfs/src" /src
