@@ -29,6 +29,7 @@ cleanup() {
 fail() { echo "FAIL: $*" >&2; exit 1; }
 pass() { echo "ok: $*"; }
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/wait_for.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/famfsd_api.sh"
 
 have_fused() { [ -n "${FAMFS_FUSED:-}" ] && [ -x "$FAMFS_FUSED" ] && [ -e /dev/fuse ]; }
 
@@ -56,17 +57,7 @@ start_host() {
 get() { curl -s --unix-socket "$T/$1/sock" "http://famfsd$2"; }
 
 # api HOST METHOD PATH [JSON]: sets STATUS and BODY.
-api() {
-	local out
-	if [ $# -ge 4 ]; then
-		out=$(curl -s --unix-socket "$T/$1/sock" -X "$2" -H 'Content-Type: application/json' \
-			--data-binary "$4" -w '\n%{http_code}' "http://famfsd$3")
-	else
-		out=$(curl -s --unix-socket "$T/$1/sock" -X "$2" -w '\n%{http_code}' "http://famfsd$3")
-	fi
-	STATUS=${out##*$'\n'}
-	BODY=${out%$'\n'*}
-}
+api() { local host=$1; shift; api_at "$T/$host/sock" "$@"; }
 
 # snapshot HOST...: everything apply may change, minus timestamps, uptime
 # and live figures, for "nothing changed" comparisons. One curl per host

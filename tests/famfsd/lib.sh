@@ -50,6 +50,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 pass() { echo "ok: $*"; }
 
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/wait_for.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/famfsd_api.sh"
 
 # start_famfsd [extra args...]: start and wait until /healthz answers.
 # $FAMFSD_WRAP, if set, is a command famfsd runs under.
@@ -110,17 +111,7 @@ kill9_famfsd_reading() {
 }
 
 # api METHOD PATH [JSON]: sets $STATUS and $BODY.
-api() {
-	local out
-	if [ $# -ge 3 ]; then
-		out=$(curl -s --unix-socket "$SOCK" -X "$1" -H 'Content-Type: application/json' \
-			--data-binary "$3" -w '\n%{http_code}' "http://famfsd$2")
-	else
-		out=$(curl -s --unix-socket "$SOCK" -X "$1" -w '\n%{http_code}' "http://famfsd$2")
-	fi
-	STATUS=${out##*$'\n'}
-	BODY=${out%$'\n'*}
-}
+api() { api_at "$SOCK" "$@"; }
 
 # expect STATUS [CODE]: the last api call's status (and error code).
 expect() {

@@ -12,6 +12,7 @@ set -u
 fail() { echo "FAIL: $*" >&2; exit 1; }
 pass() { echo "ok: $*"; }
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/wait_for.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/famfsd_api.sh"
 
 missing=
 for p in munged slurmctld slurmd srun sbatch salloc scontrol scancel squeue; do
@@ -198,17 +199,7 @@ start_famfsd() {
 stop_famfsd() { stop_pid "$FAMFSD_PID"; FAMFSD_PID=; }
 
 # api METHOD PATH [JSON]: sets STATUS and BODY.
-api() {
-	local out
-	if [ $# -ge 3 ]; then
-		out=$(curl -s --unix-socket "$SOCK" -X "$1" -H 'Content-Type: application/json' \
-			--data-binary "$3" -w '\n%{http_code}' "http://famfsd$2")
-	else
-		out=$(curl -s --unix-socket "$SOCK" -X "$1" -w '\n%{http_code}' "http://famfsd$2")
-	fi
-	STATUS=${out##*$'\n'}
-	BODY=${out%$'\n'*}
-}
+api() { api_at "$SOCK" "$@"; }
 get() { curl -s --unix-socket "$SOCK" "http://famfsd$1"; }
 
 # jq-like: json PATH EXPR -> python expression on the parsed body as v
