@@ -59,6 +59,7 @@ int map_save(const char *mnt, const char *path, const char *out);
 int map_overlap(const char *mnt, const char *saved, const char *path);
 int master_unlocked(const char *dev);
 /* vmcheck_replay.c */
-int replay_bench(const char *dev, const char *mnt, unsigned rounds);
+int replay_bench(const char *mnt, unsigned rounds, char **devs,
+		 unsigned ndev);
 
 #endif
