@@ -39,6 +39,8 @@ for f in "$KERNEL" "$KO" "${BINS[@]}" "$B/bench/lib/bench_mount"; do
 	[ -r "$f" ] || { echo "replay.sh: $f missing (-DFAMFS_VM_TESTS=ON?)" >&2; exit 1; }
 done
 mkdir -p "$D"
+# the memdevs' backing files are sparse but tens of GB: never left behind
+trap 'rm -f "$D"/vm-*/cxl-*.raw' EXIT
 roundup() { echo $((($1 + $2 - 1) / $2 * $2)); }
 
 for n in $SIZES; do
