@@ -39,6 +39,8 @@ for f in "$KERNEL" "$KO" "${BINS[@]}" "$B/bench/lib/bench_mount"; do
 	[ -r "$f" ] || { echo "replay.sh: $f missing (-DFAMFS_VM_TESTS=ON?)" >&2; exit 1; }
 done
 mkdir -p "$D"
+# the memdevs' backing files are sparse but tens of GB: never left behind
+trap 'rm -f "$D"/vm-*/cxl-*.raw' EXIT
 roundup() { echo $((($1 + $2 - 1) / $2 * $2)); }
 
 for n in $SIZES; do
@@ -58,7 +60,10 @@ for n in $SIZES; do
 	w=$D/vm-$n
 	mkdir -p "$w"
 	rm -f "$w"/cxl-*.raw
-	export FAMFS_VM_GUESTS=replay FAMFS_VM_KEEP=1 FAMFS_VM_CXL_SIZE=$cxl \
+	# vm-boot.sh's hang guard (900 s) is far too short here: a round of
+	# 3 M entries took 9.5 min of guest time under load
+	export FAMFS_VM_TIMEOUT=${FAMFS_VM_TIMEOUT:-$((1800 + ROUNDS * n / 1000))} \
+		FAMFS_VM_GUESTS=replay FAMFS_VM_KEEP=1 FAMFS_VM_CXL_SIZE=$cxl \
 		FAMFS_VM_CXL_WINDOW=$win \
 		FAMFS_VM_MEM=${mem}M,slots=1,maxmem=$(((mem * MiB + cxl) / MiB))M
 	echo "== $n entries: image $((dev / MiB)) MiB, memdev $((cxl / MiB)) MiB, guest RAM $mem MiB"

@@ -52,7 +52,9 @@ copy_with_libs() {
 for b in $SYSBINS; do copy_with_libs "$b" "$b"; done
 # famfs-cli dlopens libcurl for the commands that talk to famfsd
 # (famfs-cli/client/curl_dl.c): ldd does not name it.
-CURL_SO=$(ldconfig -p | awk '$1 == "libcurl.so.4" && /x86-64/ { print $NF; exit }')
+# awk reads to the end: an early exit would leave ldconfig a broken pipe,
+# and pipefail then ends this script without a word.
+CURL_SO=$(ldconfig -p | awk '$1 == "libcurl.so.4" && /x86-64/ && !f { print $NF; f = 1 }')
 [ -n "$CURL_SO" ] || { echo "build-initramfs: no libcurl.so.4 (ldconfig -p)" >&2; exit 1; }
 copy_with_libs "$CURL_SO" "$CURL_SO"
 for b in "${BINS[@]}"; do

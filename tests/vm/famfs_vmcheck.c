@@ -51,8 +51,8 @@
  *   held MOUNTPOINT               the module's FAMFS_IOC_HELD: removed
  *                                 files still open or mapped, lowest seq
  *   unlocked DEV                  exit 0 if no master holds DEV's lock
- *   replay-bench DEV MOUNTPOINT ROUNDS
- *                                 client kernel mounts of DEV (the
+ *   replay-bench MOUNTPOINT ROUNDS DEV...
+ *                                 client kernel mounts of DEV... (the
  *                                 module's replay) against a CRC pass of
  *                                 the log (bench/kmod/replay.sh)
  */
@@ -123,8 +123,10 @@ int main(int argc, char **argv)
 		return map_save(argv[2], argv[3], argv[4]);
 	if (argc == 5 && !strcmp(cmd, "map-overlap"))
 		return map_overlap(argv[2], argv[3], argv[4]);
-	if (argc == 5 && !strcmp(cmd, "replay-bench"))
-		return replay_bench(argv[2], argv[3], seed_arg(argv[4]));
+	if (argc >= 5 && argc < FAMFS_MAX_DEVICES + 4 &&
+	    !strcmp(cmd, "replay-bench"))
+		return replay_bench(argv[2], seed_arg(argv[3]), argv + 4,
+				    (unsigned)argc - 4);
 	if (argc == 6 && !strcmp(cmd, "switch-latency"))
 		return switch_latency(argv[2], argv[3], argv[4], argv[5]);
 	if (argc == 3 && !strcmp(cmd, "held"))

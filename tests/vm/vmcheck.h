@@ -64,6 +64,7 @@ int held(const char *mnt);
 int switch_latency(const char *mnt, const char *file, const char *want,
 		   const char *ready);
 /* vmcheck_replay.c */
-int replay_bench(const char *dev, const char *mnt, unsigned rounds);
+int replay_bench(const char *mnt, unsigned rounds, char **devs,
+		 unsigned ndev);
 
 #endif

@@ -260,6 +260,16 @@ remount_replay() {
 	famfs-cli umount $MNT
 }
 
+# bench/kmod/replay.sh's replay-bench on this small filesystem: a client
+# kernel mount, its CRC baseline and the unmount, once; its numbers mean
+# nothing here (bench/results/kmod.md has the large logs').
+replay_bench() {
+	unmounted
+	famfs-vmcheck replay-bench $MNT 1 $DEV $DEV1 | tee /tmp/replay-bench.out
+	grep -q '^BENCH kmod_replay' /tmp/replay-bench.out
+	not mounted
+}
+
 client_readonly() {
 	unmounted
 	famfs-cli mount --kernel --client $DEV $DEV1 $MNT
@@ -422,6 +432,7 @@ check symlink_follow symlink_follow
 check exchange_follow exchange_follow
 check umount do_umount
 check remount_replay remount_replay
+check replay_bench replay_bench
 check client_readonly client_readonly
 check nondax_refused nondax_refused
 check missing_device_refused missing_device_refused

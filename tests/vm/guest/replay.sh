@@ -47,7 +47,7 @@ replay_run() {
 	modprobe famfs
 	mkdir -p $MNT
 	grep -E 'MemTotal|MemAvailable|Slab' /proc/meminfo
-	famfs-vmcheck replay-bench $DEV $MNT "${ROUNDS:-3}"
+	famfs-vmcheck replay-bench $MNT "${ROUNDS:-3}" $DEV
 	grep -E 'MemAvailable|Slab' /proc/meminfo
 }
 
