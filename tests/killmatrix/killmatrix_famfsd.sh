@@ -249,11 +249,10 @@ else
 	covered="$covered mounts.server_spawned"
 fi
 
-# ---- famfs-cli apply killed after its n-th API call: apply again
-# converges, a third apply has nothing to do, the filesystem is clean.
-apply_case() {
-	reset; start_famfsd
-	cat > "$T/cluster.yaml" <<EOT
+# kill_cluster FILE [SET_OPTIONS]: the cases' cluster file (one host, two
+# 16 MiB emul devices in set0, filesystem fs0), then what stdin adds.
+kill_cluster() {
+	{ cat <<EOT
 apiVersion: famfs.io/v1alpha1
 kind: Cluster
 metadata: {name: kill}
@@ -263,10 +262,18 @@ devices:
   - {name: emul0, emul: {path: $T/dev0, size: 16MiB}}
   - {name: emul1, emul: {path: $T/dev1, size: 16MiB}}
 sets:
-  - {name: set0, devices: [emul0, emul1], chunk: 2MiB, strips: 2}
+  - {name: set0, devices: [emul0, emul1]${2:+, $2}}
 filesystems:
   - {name: fs0, set: set0, master: testhost, logSize: 2MiB}
 EOT
+	cat; } > "$1"
+}
+
+# ---- famfs-cli apply killed after its n-th API call: apply again
+# converges, a third apply has nothing to do, the filesystem is clean.
+apply_case() {
+	reset; start_famfsd
+	kill_cluster "$T/cluster.yaml" "chunk: 2MiB, strips: 2" </dev/null
 	FAMFS_KILL_AT=$1 "$FAMFS_CLI_KP" apply "$T/cluster.yaml" > "$T/apply.out" 2>&1
 	local rc=$?
 	[ "$rc" = 137 ] && grep -q "famfs kill point ${1%%:*}:" "$T/apply.out" ||
@@ -320,19 +327,7 @@ refresh_setup_killed() {
 	reset; rm -rf "$R" "$T/g1" "$T/g2"; mkdir -p "$R/d"
 	echo one-a > "$R/a"; echo one-b > "$R/d/b"; head -c 300000 /dev/urandom > "$R/big"
 	start_famfsd
-	cat > "$T/cluster.yaml" <<EOT
-apiVersion: famfs.io/v1alpha1
-kind: Cluster
-metadata: {name: kill}
-hosts:
-  - {name: testhost, endpoint: $SOCK, role: master}
-devices:
-  - {name: emul0, emul: {path: $T/dev0, size: 16MiB}}
-  - {name: emul1, emul: {path: $T/dev1, size: 16MiB}}
-sets:
-  - {name: set0, devices: [emul0, emul1]}
-filesystems:
-  - {name: fs0, set: set0, master: testhost, logSize: 2MiB}
+	kill_cluster "$T/cluster.yaml" <<EOT
 datasets:
   - {name: ds, source: $R, filesystem: fs0, keep: 0}
 EOT
@@ -481,19 +476,7 @@ fused_refresh_case() {
 	reset; rm -rf "$R" "$T/g1" "$T/g2"; mkdir -p "$R/d"
 	echo one-a > "$R/a"; echo one-b > "$R/d/b"; head -c 300000 /dev/urandom > "$R/big"
 	start_famfsd --fused "$FAMFS_FUSED"
-	cat > "$T/mnt.yaml" <<EOT
-apiVersion: famfs.io/v1alpha1
-kind: Cluster
-metadata: {name: kill}
-hosts:
-  - {name: testhost, endpoint: $SOCK, role: master}
-devices:
-  - {name: emul0, emul: {path: $T/dev0, size: 16MiB}}
-  - {name: emul1, emul: {path: $T/dev1, size: 16MiB}}
-sets:
-  - {name: set0, devices: [emul0, emul1]}
-filesystems:
-  - {name: fs0, set: set0, master: testhost, logSize: 2MiB}
+	kill_cluster "$T/mnt.yaml" <<EOT
 mounts:
   - {name: m, filesystem: fs0, host: testhost, path: $T/mnt, role: master, backend: fuse}
 datasets:
